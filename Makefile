@@ -1,0 +1,149 @@
+# watchlab - build the patched 6.12 kernel and a busybox initramfs, boot them
+# under QEMU per profile, run every scenario and test, and report KTAP, JUnit
+# and the policy comparison matrix.  `make help` lists the targets.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+TOP := $(CURDIR)
+B := $(TOP)/build
+R := $(TOP)/results/latest
+export BUILD := $(B)
+
+# Boot profiles: name and lsm= list, from images/profiles.
+PROFILES := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' images/profiles | cut -d' ' -f1)
+PROFILE ?= plain
+# The debug kernel (KASAN, lockdep, kmemleak) boots this profile in `make test`.
+DEBUG_PROFILE ?= plain
+KVM ?= 0
+BOOT_TIMEOUT ?= 300
+DEBUG_BOOT_TIMEOUT ?= 1800
+export KVM
+
+LAB_OBJ := $(B)/kbuild-lab
+DEBUG_OBJ := $(B)/kbuild-debug
+LAB_IMAGE := $(LAB_OBJ)/arch/x86/boot/bzImage
+DEBUG_IMAGE := $(DEBUG_OBJ)/arch/x86/boot/bzImage
+TREE_KEY := $(B)/linux.patches-key
+UAPI := $(B)/uapi
+GUEST := $(B)/guest
+INITRD := $(B)/initramfs.cpio
+
+RUNNER_SRC := $(wildcard testcases/runner/*.c)
+RUNNER_HDR := $(wildcard testcases/runner/*.h)
+POLICY_FILES := $(shell find policy -type f 2>/dev/null)
+GUEST_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -I$(UAPI)/include
+GUEST_LIBS := -lkeyutils
+
+.PHONY: help lab test deps tree FORCE kernel kernel-debug guest boot-lab boot-debug \
+	host-tests report-lab report-test results-dir shell matrix clean distclean
+
+help:
+	@echo "watchlab targets:"
+	@echo "  make lab        build the lab kernel and initramfs, boot every profile ($(PROFILES)),"
+	@echo "                  run every scenario and print the comparison matrix"
+	@echo "  make test       everything 'lab' does, plus the debug kernel (KASAN, lockdep,"
+	@echo "                  kmemleak) and the host-side suites; ends with 'N passed, N failed'"
+	@echo "  make shell PROFILE=plain|selinux|smack"
+	@echo "                  boot the lab kernel to an interactive busybox shell"
+	@echo "  make matrix     copy results/latest/matrix.md into SECURITY.md"
+	@echo "  make kernel     build only the lab kernel (kernel-debug: the debug kernel)"
+	@echo "  make guest      build only the initramfs"
+	@echo "  make clean      remove results and guest programs (keeps the kernel builds)"
+	@echo "  make distclean  remove build/ and results/"
+	@echo "variables: KVM=1 (use KVM instead of TCG), BOOT_TIMEOUT=$(BOOT_TIMEOUT) s,"
+	@echo "           DEBUG_PROFILE=$(DEBUG_PROFILE)"
+
+deps:
+	@harness/deps.sh
+
+# The patched tree: cheap to re-run, it only acts on a changed package or
+# patch, and rewrites $(TREE_KEY) only then, so what depends on it rebuilds
+# only then.
+tree: $(TREE_KEY)
+
+$(TREE_KEY): FORCE | deps
+	@harness/kernel-tree.sh
+
+FORCE:
+
+$(LAB_OBJ)/.config: images/lab.config $(TREE_KEY) $(wildcard lsm/Kconfig)
+	@harness/kernel-config.sh $(LAB_OBJ) images/lab.config
+
+$(DEBUG_OBJ)/.config: images/lab.config images/debug.config $(TREE_KEY) $(wildcard lsm/Kconfig)
+	@harness/kernel-config.sh $(DEBUG_OBJ) images/lab.config images/debug.config
+
+kernel: tree $(LAB_OBJ)/.config
+	@harness/kernel-build.sh $(LAB_OBJ)
+
+kernel-debug: tree $(DEBUG_OBJ)/.config
+	@harness/kernel-build.sh $(DEBUG_OBJ)
+
+# User space sees the patched UAPI (new watch types, syscall numbers).
+$(UAPI)/.stamp: $(TREE_KEY) $(LAB_OBJ)/.config
+	@echo "watchlab: installing the patched UAPI headers"
+	@$(MAKE) -s -C $(B)/linux O=$(LAB_OBJ) INSTALL_HDR_PATH=$(UAPI) headers_install
+	@touch $@
+
+$(GUEST)/wlrun: $(RUNNER_SRC) $(RUNNER_HDR) $(UAPI)/.stamp
+	@mkdir -p $(GUEST)
+	@echo "watchlab: building the in-guest runner"
+	@gcc $(GUEST_CFLAGS) -o $@ $(RUNNER_SRC) $(GUEST_LIBS)
+
+$(INITRD): $(GUEST)/wlrun images/init.sh harness/initramfs.sh $(POLICY_FILES)
+	@echo "watchlab: packing the initramfs"
+	@harness/initramfs.sh $@ $(GUEST)/wlrun
+
+guest: $(INITRD)
+
+results-dir:
+	@rm -rf $(R) && mkdir -p $(R)
+
+boot-lab: kernel guest | results-dir
+	@for p in $(PROFILES); do harness/run-profile.sh $(LAB_OBJ) $$p $$p $(BOOT_TIMEOUT); done
+
+boot-debug: kernel-debug guest | results-dir
+	@harness/run-profile.sh $(DEBUG_OBJ) $(DEBUG_PROFILE) $(DEBUG_PROFILE)-debug \
+		$(DEBUG_BOOT_TIMEOUT) debug
+
+host-tests: tree | results-dir
+	@harness/host-tests.sh >$(R)/host.ktap
+
+LAB_BOOTS := $(foreach p,$(PROFILES),$(p):$(p):1)
+
+report-lab: boot-lab
+	@harness/report.py $(R) $(LAB_BOOTS) >$(R)/summary.txt || true
+	@cat $(R)/matrix.md
+	@echo "watchlab: results in $(R:$(TOP)/%=%)/ (console logs, ktap.txt, junit.xml, matrix.json, matrix.md)"
+	@cat $(R)/summary.txt
+	@tail -1 $(R)/summary.txt | grep -q ' 0 failed$$'
+
+report-test: boot-lab boot-debug host-tests
+	@harness/report.py $(R) $(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 \
+		host:host:ktap >$(R)/summary.txt || true
+	@cat $(R)/matrix.md
+	@echo "watchlab: results in $(R:$(TOP)/%=%)/ (console logs, ktap.txt, junit.xml, matrix.json, matrix.md)"
+	@cat $(R)/summary.txt
+	@tail -1 $(R)/summary.txt | grep -q ' 0 failed$$'
+
+lab: report-lab
+
+test: report-test
+
+shell: kernel guest
+	@[ -t 0 ] || { echo "watchlab: make shell needs a terminal on stdin" >&2; exit 1; }
+	@echo "watchlab: booting profile $(PROFILE) to a shell (exit the shell to power off; Ctrl-A X quits QEMU)"
+	@qemu-system-x86_64 -nodefaults -nographic -no-reboot \
+		-machine pc,accel=$(if $(filter 1,$(KVM)),kvm,tcg) -cpu max -smp 2 -m 1024 \
+		-serial mon:stdio -kernel $(LAB_IMAGE) -initrd $(INITRD) \
+		-append "console=ttyS0 panic=-1 lsm=$$(awk '$$1 == "$(PROFILE)" { print $$2 }' images/profiles) watchlab.profile=$(PROFILE) watchlab.mode=shell"
+
+matrix:
+	@harness/security-matrix.sh
+
+clean:
+	rm -rf $(TOP)/results $(GUEST) $(INITRD) $(INITRD).list
+
+distclean:
+	rm -rf $(B) $(TOP)/results

@@ -1,0 +1,44 @@
+#!/bin/bash
+# Boot one profile under QEMU and save its console log.
+# usage: boot.sh KERNEL INITRD PROFILE LOG TIMEOUT_S [KERNEL ARGS...]
+# TCG by default; KVM=1 opts in to KVM (it hangs at boot on some hosts).
+# The outcome goes to LOG.status ("ok SECONDS", "timeout SECONDS" or
+# "qemu-exit RC") for the report; a boot that runs out of time is also
+# reported here, naming the profile and showing the last console lines.
+set -eu -o pipefail
+
+kernel=$1 initrd=$2 profile=$3 log=$4 timeout=$5
+shift 5
+
+accel=tcg
+cpu=max
+if [ "${KVM:-0}" = 1 ]; then
+	accel=kvm
+	cpu=host
+fi
+
+start=$(date +%s.%N)
+set +e
+timeout --foreground -k 5 "$timeout" qemu-system-x86_64 \
+	-nodefaults -nographic -no-reboot \
+	-machine pc,accel="$accel" -cpu "$cpu" -smp 2 -m "${GUEST_MEM:-1024}" \
+	-serial stdio \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 $*" \
+	</dev/null >"$log" 2>&1
+rc=$?
+set -e
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	echo "timeout $timeout" >"$log.status"
+	echo "watchlab: boot of profile $profile timed out after $timeout s; last console lines:" >&2
+	tail -15 "$log" >&2
+elif [ "$rc" -ne 0 ]; then
+	echo "qemu-exit $rc" >"$log.status"
+	echo "watchlab: qemu for profile $profile exited with $rc; last console lines:" >&2
+	tail -15 "$log" >&2
+else
+	printf 'ok %.1f\n' "$secs" >"$log.status"
+	printf 'watchlab: profile %s finished in %.1f s\n' "$profile" "$secs"
+fi

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Install what the lab needs with apt-get, or say exactly what is missing.
+set -eu
+
+pkgs="linux-source-6.12 qemu-system-x86 busybox-static libkeyutils-dev
+libselinux1-dev libsepol-dev libpcre2-dev checkpolicy ccache gcc make bc bison
+flex libelf-dev libssl-dev cpio xz-utils rsync patch python3 perl shellcheck"
+
+missing=""
+for p in $pkgs; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$status" = installed ] || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "watchlab: missing packages:$missing" >&2
+	echo "watchlab: install them as root with: apt-get update && apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "watchlab: installing:$missing"
+apt-get update -q
+# shellcheck disable=SC2086 # word splitting of the package list is intended
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Build the guest initramfs with the kernel tree's own usr/gen_init_cpio:
+# busybox-static and its applets, the lab's static programs, /init and the
+# policies.  usage: initramfs.sh OUT.cpio PROGRAM...
+set -eu -o pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+out=$1
+shift
+
+gen=$build/host/gen_init_cpio
+if [ ! -x "$gen" ] || [ "$build/linux/usr/gen_init_cpio.c" -nt "$gen" ]; then
+	mkdir -p "$build/host"
+	gcc -O2 -o "$gen" "$build/linux/usr/gen_init_cpio.c"
+fi
+
+list=$out.list
+{
+	for d in /bin /sbin /dev /proc /sys /tmp /etc /etc/watchlab /root /mnt; do
+		echo "dir $d 0755 0 0"
+	done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "nod /dev/null 0666 0 0 c 1 3"
+	echo "file /bin/busybox /bin/busybox 0755 0 0"
+	for applet in $(/bin/busybox --list); do
+		[ "$applet" = busybox ] || echo "slink /bin/$applet /bin/busybox 0777 0 0"
+	done
+	echo "file /init $top/images/init.sh 0755 0 0"
+	for p in "$@"; do
+		echo "file /bin/$(basename "$p") $p 0755 0 0"
+	done
+	if [ -d "$top/policy" ]; then
+		(cd "$top/policy" && find . -mindepth 1 -type d | sort) | while read -r d; do
+			echo "dir /etc/watchlab/${d#./} 0755 0 0"
+		done
+		(cd "$top/policy" && find . -type f | sort) | while read -r f; do
+			echo "file /etc/watchlab/${f#./} $top/policy/${f#./} 0644 0 0"
+		done
+	fi
+} >"$list"
+"$gen" "$list" >"$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,38 @@
+#!/bin/bash
+# Build bzImage for a configured variant with ccache and report the hit rate.
+# usage: kernel-build.sh OBJDIR
+set -eu -o pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+tree=$build/linux
+obj=$1
+name=$(basename "$obj")
+log=$obj/build.log
+
+# Paths under build/ are rewritten relative, so a fresh clone in another
+# folder hits the same cache entries.
+export CCACHE_BASEDIR=$build
+export CCACHE_NOHASHDIR=1
+export KBUILD_BUILD_TIMESTAMP="watchlab"
+export KBUILD_BUILD_USER=watchlab KBUILD_BUILD_HOST=watchlab
+
+before=$(ccache --print-stats | awk '$1 ~ /^(direct_cache_hit|preprocessed_cache_hit|cache_miss)$/ {s[$1]=$2} END {print s["direct_cache_hit"]+s["preprocessed_cache_hit"], s["cache_miss"]+0}')
+echo "watchlab: building $name (log: ${log#"$top"/})"
+start=$(date +%s)
+if ! make -C "$tree" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" bzImage >"$log" 2>&1; then
+	echo "watchlab: kernel build of $name failed; last lines of $log:" >&2
+	grep -E 'error|Error' "$log" | head -20 >&2 || true
+	tail -20 "$log" >&2
+	exit 1
+fi
+after=$(ccache --print-stats | awk '$1 ~ /^(direct_cache_hit|preprocessed_cache_hit|cache_miss)$/ {s[$1]=$2} END {print s["direct_cache_hit"]+s["preprocessed_cache_hit"], s["cache_miss"]+0}')
+read -r hits0 misses0 <<<"$before"
+read -r hits1 misses1 <<<"$after"
+hits=$((hits1 - hits0)) misses=$((misses1 - misses0))
+total=$((hits + misses))
+if [ "$total" -eq 0 ]; then
+	echo "watchlab: $name up to date ($(($(date +%s) - start)) s, nothing compiled)"
+else
+	echo "watchlab: built $name in $(($(date +%s) - start)) s: $total compiles, ccache hit rate $((100 * hits / total))%"
+fi

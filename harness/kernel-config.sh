@@ -1,0 +1,43 @@
+#!/bin/bash
+# Configure a kernel variant: tinyconfig + kvm_guest.config + our fragments.
+# usage: kernel-config.sh OBJDIR FRAGMENT...
+# Every option a fragment sets must survive olddefconfig, or the build stops
+# naming it (a silently dropped option would make the lab test less than it says).
+set -eu -o pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tree=${BUILD:-$top/build}/linux
+obj=$1
+shift
+
+mkdir -p "$obj"
+echo "watchlab: configuring $(basename "$obj") from tinyconfig + kvm_guest.config + $(for f in "$@"; do basename "$f"; done | tr '\n' ' ')"
+make -s -C "$tree" O="$obj" tinyconfig >/dev/null
+"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
+	"$tree/kernel/configs/kvm_guest.config" "$@" >"$obj/merge_config.log" 2>&1
+make -s -C "$tree" O="$obj" olddefconfig >/dev/null
+
+config=$(cat "$obj/.config")
+bad=0
+for frag in "$@"; do
+	fname=${frag##*/}
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=n) opt=${line%%=*}
+			want="# $opt is not set" ;;
+		CONFIG_*=*) opt=${line%%=*}
+			want=$line ;;
+		*) continue ;;
+		esac
+		if [ "$want" = "# $opt is not set" ]; then
+			if grep -q "^$opt=" <<<"$config"; then
+				echo "watchlab: $fname: $opt should be off but is $(grep "^$opt=" <<<"$config")" >&2
+				bad=1
+			fi
+		elif ! grep -qx "$want" <<<"$config"; then
+			echo "watchlab: $fname: $want did not stick (now: $(grep -E "^$opt=|# $opt is not set" <<<"$config" || echo unset))" >&2
+			bad=1
+		fi
+	done <"$frag"
+done
+[ "$bad" -eq 0 ] || { echo "watchlab: fix the dependencies of the options above" >&2; exit 1; }

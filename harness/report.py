@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the lab's console logs into KTAP, JUnit XML and the policy matrix.
+
+usage: report.py RESULTS_DIR SOURCE...
+
+A SOURCE is NAME:PROFILE:KIND.  KIND 1 or 0 is a boot whose matrix cells do
+(1) or do not (0) go into the matrix: its console log is
+RESULTS_DIR/console-NAME.log with the QEMU outcome in console-NAME.log.status.
+KIND ktap is a host-side KTAP document, RESULTS_DIR/NAME.ktap.  KTAP documents in the log (the kernel's
+KUnit output and the in-guest runner's) are parsed with kernel messages
+interleaved; a test whose plan is not met, a kernel splat, a boot that did
+not finish, a leak and an over-block are all failures.  The last line
+printed is always "N passed, N failed".
+"""
+
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\] ?")
+KTAP_VERSION = re.compile(r"^( *)KTAP version \d+\s*$")
+PLAN = re.compile(r"^( *)1\.\.(\d+)\s*$")
+RESULT = re.compile(r"^( *)(ok|not ok) (\d+)(?: -)?(?: ([^#]*?))?\s*(?:#\s*(.*))?$")
+DIAG = re.compile(r"^( *)# ?(.*)$")
+MATRIX = re.compile(r"MATRIX scenario=(\S+) model=(\S+) expected=(\S+) observed=(\S+)")
+
+# Kernel reports that fail a run wherever they appear in a console log.
+SPLATS = [
+    "BUG:",
+    "WARNING:",
+    "KASAN",
+    "possible circular locking",
+    "inconsistent lock state",
+    "Kernel panic",
+    "unreferenced object",
+    "UBSAN:",
+    "Oops:",
+]
+
+
+class Node:
+    def __init__(self, name, ok, diags, children=None, directive=None):
+        self.name = name
+        self.ok = ok
+        self.diags = diags
+        self.children = children or []
+        self.directive = directive
+
+    def leaves(self, prefix=""):
+        path = f"{prefix}.{self.name}" if prefix else self.name
+        if not self.children:
+            yield path, self
+        for child in self.children:
+            yield from child.leaves(path)
+
+
+class Frame:
+    def __init__(self, indent):
+        self.indent = indent
+        self.plan = None
+        self.results = []
+        self.diags = []
+
+
+def close_frame(frame, where):
+    """Check a finished block against its plan; a shortfall is a failure."""
+    if frame.plan is not None and frame.plan != len(frame.results):
+        frame.results.append(Node(
+            "plan", False,
+            [f"{where}: planned {frame.plan} tests, got {len(frame.results)}"]))
+    return frame.results
+
+
+def finish_document(stack, where):
+    """Close every open block of a document; a suite cut short is a failure."""
+    while len(stack) > 1:
+        children = close_frame(stack.pop(), where)
+        stack[-1].results.append(Node("unfinished", False,
+                                      [f"{where}: a suite stopped before its result line"],
+                                      children))
+    return close_frame(stack.pop(), where) if stack else []
+
+
+def parse_ktap(lines, where):
+    """Parse every KTAP document in a console log into top-level nodes."""
+    top = []
+    stack = []
+    for raw in lines:
+        line = TIMESTAMP.sub("", raw.rstrip("\r\n"))
+        m = KTAP_VERSION.match(line)
+        if m:
+            indent = len(m.group(1))
+            if indent == 0:
+                top.extend(finish_document(stack, where))
+                stack = [Frame(0)]
+            elif stack:
+                stack.append(Frame(indent))
+            continue
+        if not stack:
+            continue
+        m = PLAN.match(line)
+        if m and len(m.group(1)) == stack[-1].indent:
+            stack[-1].plan = int(m.group(2))
+            continue
+        m = RESULT.match(line)
+        if m:
+            indent = len(m.group(1))
+            children = []
+            while len(stack) > 1 and stack[-1].indent > indent:
+                children = close_frame(stack.pop(), where)
+            frame = stack[-1]
+            if frame.indent != indent:
+                continue
+            directive = m.group(5)
+            ok = m.group(2) == "ok"
+            if directive and directive.upper().startswith("SKIP"):
+                ok = False
+                frame.diags.append(f"skipped ({directive}): a skip is not a pass")
+            name = (m.group(4) or f"test{m.group(3)}").strip().replace(" ", "_")
+            frame.results.append(Node(name, ok, frame.diags, children, directive))
+            frame.diags = []
+            continue
+        m = DIAG.match(line)
+        if m:
+            indent = len(m.group(1))
+            for frame in reversed(stack):
+                if frame.indent == indent:
+                    frame.diags.append(m.group(2))
+                    break
+    top.extend(finish_document(stack, where))
+    return top
+
+
+def host_checks(name, log_text, status):
+    """Checks the host makes on a boot: it finished, the runner finished, no splat."""
+    checks = []
+    last = "\n".join(log_text.splitlines()[-15:])
+    state = status.split()
+    ok = bool(state) and state[0] == "ok"
+    checks.append(Node("boot_finished", ok,
+                       [] if ok else [f"console-{name}.log: QEMU {status or 'no status'}", last]))
+    ok = "# watchlab: runner finished" in log_text
+    checks.append(Node("runner_finished", ok,
+                       [] if ok else [f"console-{name}.log: the runner never finished", last]))
+    found = [line for line in log_text.splitlines()
+             if any(s in line for s in SPLATS)]
+    checks.append(Node("console_clean", not found,
+                       [f"console-{name}.log: {line.strip()}" for line in found[:20]]))
+    return Node("host", all(c.ok for c in checks), [], checks)
+
+
+def matrix_cells(lines, profile):
+    cells = []
+    for raw in lines:
+        m = MATRIX.search(raw)
+        if m:
+            scenario, model, expected, observed = m.groups()
+            cells.append({"scenario": scenario, "profile": profile, "model": model,
+                          "expected": expected, "observed": observed,
+                          "pass": expected == observed})
+    return cells
+
+
+def matrix_checks(cells):
+    leaks = [c for c in cells if c["expected"] == "blocked" and c["observed"] == "delivered"]
+    over = [c for c in cells if c["expected"] == "delivered" and c["observed"] == "blocked"]
+    fmt = "{scenario} under {profile}/{model}: expected {expected}, observed {observed}"
+    return Node("matrix", not leaks and not over, [], [
+        Node("no_leaks", not leaks, [fmt.format(**c) for c in leaks]),
+        Node("no_over_blocks", not over, [fmt.format(**c) for c in over]),
+    ])
+
+
+def emit_ktap(node, number, depth, out):
+    pad = "    " * depth
+    if node.children:
+        out.append(f"{pad}    KTAP version 1")
+        out.append(f"{pad}    # Subtest: {node.name}")
+        out.append(f"{pad}    1..{len(node.children)}")
+        for i, child in enumerate(node.children, 1):
+            emit_ktap(child, i, depth + 1, out)
+    for d in node.diags:
+        out.append(f"{pad}# {d}")
+    out.append(f"{pad}{'ok' if node.ok else 'not ok'} {number} {node.name}")
+
+
+def junit(boots):
+    root = ET.Element("testsuites", name="watchlab")
+    for boot in boots:
+        for suite in boot.children:
+            ts = ET.SubElement(root, "testsuite", name=f"{boot.name}.{suite.name}")
+            count = fails = 0
+            for path, leaf in suite.leaves():
+                count += 1
+                tc = ET.SubElement(ts, "testcase", classname=f"{boot.name}.{suite.name}",
+                                   name=path.split(".", 1)[-1])
+                if not leaf.ok:
+                    fails += 1
+                    f = ET.SubElement(tc, "failure",
+                                      message=leaf.diags[-1] if leaf.diags else "failed")
+                    f.text = "\n".join(leaf.diags)
+                elif leaf.diags:
+                    ET.SubElement(tc, "system-out").text = "\n".join(leaf.diags)
+            ts.set("tests", str(count))
+            ts.set("failures", str(fails))
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def matrix_markdown(cells):
+    if not cells:
+        return "No scenario produced a matrix cell.\n"
+    configs = sorted({(c["profile"], c["model"]) for c in cells},
+                     key=lambda pm: (["plain", "selinux", "smack"].index(pm[0])
+                                     if pm[0] in ("plain", "selinux", "smack") else 9, pm[1]))
+    scenarios = sorted({c["scenario"] for c in cells})
+    by_key = {}
+    for c in cells:
+        by_key.setdefault((c["scenario"], c["profile"], c["model"]), []).append(c)
+    head = "| scenario | " + " | ".join(f"{p}/{m}" for p, m in configs) + " |"
+    rows = [head, "|---" * (len(configs) + 1) + "|"]
+    for s in scenarios:
+        row = [s]
+        for p, m in configs:
+            got = by_key.get((s, p, m))
+            if not got:
+                row.append("–")
+                continue
+            cell = got[-1]
+            if all(c["pass"] for c in got):
+                row.append(cell["observed"])
+            elif cell["observed"] == "delivered":
+                row.append(f"**LEAK** delivered (expected {cell['expected']})")
+            else:
+                row.append(f"**OVER-BLOCK** blocked (expected {cell['expected']})")
+        rows.append("| " + " | ".join(row) + " |")
+    legend = ("\nEach cell is what the scenario observed under profile/model: "
+              "`delivered` or `blocked`. A cell that differs from the scenario's "
+              "expectation is marked LEAK (delivered, expected blocked) or OVER-BLOCK "
+              "(blocked, expected delivered); either fails `make test`.\n")
+    return "\n".join(rows) + "\n" + legend
+
+
+def main():
+    results = Path(sys.argv[1])
+    boots, cells = [], []
+    for spec in sys.argv[2:]:
+        name, profile, kind = spec.split(":")
+        if kind == "ktap":
+            doc = results / f"{name}.ktap"
+            lines = doc.read_text().splitlines() if doc.exists() else []
+            suites = parse_ktap(lines, doc.name) or [
+                Node("missing", False, [f"{doc.name}: no KTAP results"])]
+            boots.append(Node(name, all(s.ok for s in suites), [], suites))
+            continue
+        log = results / f"console-{name}.log"
+        text = log.read_text(errors="replace") if log.exists() else ""
+        status_file = Path(f"{log}.status")
+        status = status_file.read_text().strip() if status_file.exists() else ""
+        lines = text.splitlines()
+        suites = parse_ktap(lines, log.name)
+        boot_cells = matrix_cells(lines, profile) if kind == "1" else []
+        suites.append(host_checks(name, text, status))
+        if boot_cells:
+            suites.append(matrix_checks(boot_cells))
+        cells.extend(boot_cells)
+        boots.append(Node(name, all(s.ok for s in suites), [], suites))
+
+    out = ["KTAP version 1", f"1..{len(boots)}"]
+    for i, boot in enumerate(boots, 1):
+        emit_ktap(boot, i, 0, out)
+    (results / "ktap.txt").write_text("\n".join(out) + "\n")
+    (results / "junit.xml").write_text(junit(boots))
+    (results / "matrix.json").write_text(json.dumps(cells, indent=1) + "\n")
+    (results / "matrix.md").write_text(matrix_markdown(cells))
+
+    passed = failed = 0
+    for boot in boots:
+        for path, leaf in boot.leaves():
+            if leaf.ok:
+                passed += 1
+            else:
+                failed += 1
+                print(f"FAIL {path}")
+                for d in leaf.diags[-6:]:
+                    print(f"     {d}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+#!/bin/bash
+# Boot one profile of a built kernel variant with the lab initramfs.
+# usage: run-profile.sh OBJDIR PROFILE LOGNAME TIMEOUT_S [debug]
+# The kernel gets lsm= from images/profiles and, as watchlab.lsm=, the list
+# /sys/kernel/security/lsm must show: lsm= less what this kernel lacks.
+set -eu -o pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+results=${RESULTS:-$top/results/latest}
+obj=$1 profile=$2 name=$3 timeout=$4 debug=${5:-}
+
+lsm=$(awk -v p="$profile" '$1 == p { print $2 }' "$top/images/profiles")
+[ -n "$lsm" ] || { echo "watchlab: no profile $profile in images/profiles" >&2; exit 1; }
+
+expect=""
+for l in ${lsm//,/ }; do
+	case $l in
+	capability) sym=CONFIG_SECURITY ;;
+	*) sym=CONFIG_SECURITY_$(echo "$l" | tr '[:lower:]' '[:upper:]') ;;
+	esac
+	if grep -qx "$sym=y" "$obj/.config"; then
+		expect=${expect:+$expect,}$l
+	fi
+done
+
+echo "watchlab: booting profile $profile${debug:+ (debug kernel)}"
+args="lsm=$lsm watchlab.profile=$profile watchlab.lsm=$expect"
+[ -z "$debug" ] || args="$args watchlab.debug=1"
+# shellcheck disable=SC2086 # the kernel arguments are separate words
+"$top/harness/boot.sh" "$obj/arch/x86/boot/bzImage" "$build/initramfs.cpio" \
+	"$profile" "$results/console-$name.log" "$timeout" $args

@@ -1,0 +1,54 @@
+#!/bin/sh
+# watchlab guest /init: mount the pseudo filesystems, create the test users,
+# run the in-guest runner (or a shell), then reboot -f: tinyconfig has no
+# ACPI, so only a reboot (with -no-reboot on the QEMU side) ends the guest.
+set -eu
+export PATH=/bin:/sbin
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t securityfs securityfs /sys/kernel/security
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+if [ -d /sys/kernel/debug ]; then
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
+fi
+# The debug kernel: forget boot-time allocations so the kmemleak suite
+# reports only what leaked while the lab ran.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo clear >/sys/kernel/debug/kmemleak
+fi
+
+# Console shows EMERG..WARNING: every BUG, WARNING, KASAN and lockdep report,
+# without informational noise interleaving with the KTAP.
+echo 5 >/proc/sys/kernel/printk
+
+cat >/etc/passwd <<EOP
+root:x:0:0:root:/root:/bin/sh
+alice:x:1000:1000:watcher:/tmp:/bin/sh
+bob:x:1001:1001:triggerer:/tmp:/bin/sh
+carol:x:1002:1002:bystander:/tmp:/bin/sh
+EOP
+cat >/etc/group <<EOG
+root:x:0:
+alice:x:1000:
+bob:x:1001:
+carol:x:1002:
+EOG
+
+mode="test"
+read -r cmdline </proc/cmdline
+for arg in $cmdline; do
+	case $arg in
+	watchlab.mode=*) mode=${arg#watchlab.mode=} ;;
+	esac
+done
+
+if [ "$mode" = shell ]; then
+	echo "watchlab shell: lab programs in /bin (wlrun), policies in /etc/watchlab; exit to power off"
+	setsid cttyhack sh || true
+else
+	/bin/wlrun || echo "# watchlab: runner reported failures"
+fi
+sync
+reboot -f

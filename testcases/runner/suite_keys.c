@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * suite_keys.c - key notifications through 6.12's pipe queue: the events a
+ * key owner sees on its own keys, the View check on setting a watch, and
+ * the loss record when the queue overflows.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <keyutils.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/watch_queue.h>
+
+#include "wl.h"
+
+#define RING_WATCH_ID 0x11
+#define KEY_WATCH_ID 0x22
+
+struct key_event {
+	const char *what;
+	unsigned int subtype;
+	key_serial_t key_id, aux;
+	unsigned int watch_id;
+};
+
+/* Read one record and check it is exactly the key event described. */
+static int expect_key_event(int fd, const struct key_event *e)
+{
+	struct key_notification kn;
+	struct wl_record rec;
+	int r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS * 4);
+
+	if (r <= 0) {
+		wl_diag("%s: no record arrived", e->what);
+		return -1;
+	}
+	if (rec.type != WATCH_TYPE_KEY_NOTIFY || rec.subtype != e->subtype ||
+	    rec.len != sizeof(kn)) {
+		wl_diag("%s: got type %u subtype %u len %u, want type %u subtype %u len %zu",
+			e->what, rec.type, rec.subtype, rec.len,
+			WATCH_TYPE_KEY_NOTIFY, e->subtype, sizeof(kn));
+		return -1;
+	}
+	memcpy(&kn, rec.data, sizeof(kn));
+	if ((key_serial_t)kn.key_id != e->key_id || rec.watch_id != e->watch_id ||
+	    (e->aux && (key_serial_t)kn.aux != e->aux)) {
+		wl_diag("%s: got key %d aux %d watch %u, want key %d aux %d watch %u",
+			e->what, kn.key_id, kn.aux, rec.watch_id, e->key_id,
+			e->aux, e->watch_id);
+		return -1;
+	}
+	return 0;
+}
+
+static int no_more_records(int fd, const char *after)
+{
+	struct wl_record rec;
+	int r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 5);
+
+	if (r != 0) {
+		if (r > 0)
+			wl_diag("unexpected record type %u subtype %u after %s",
+				rec.type, rec.subtype, after);
+		return -1;
+	}
+	return 0;
+}
+
+static void matrix_cell(const char *scenario, bool delivered)
+{
+	wl_matrix(scenario, wl_model(), "delivered",
+		  delivered ? "delivered" : "blocked");
+}
+
+/*
+ * As the caller's uid: make a keyring and a key, watch both, then link the
+ * key into the keyring, update it and revoke it.  Runs in a child.
+ */
+static int own_keyring_events(void *arg)
+{
+	const char *who = arg;
+	char scenario[64];
+	key_serial_t ring, key;
+	int fd, bad = 0;
+
+	fd = wl_wq_open(32);
+	if (fd < 0)
+		return 1;
+	ring = add_key("keyring", "wl-ring", NULL, 0, KEY_SPEC_PROCESS_KEYRING);
+	key = add_key("user", "wl-key", "v1", 2, KEY_SPEC_PROCESS_KEYRING);
+	if (ring < 0 || key < 0) {
+		wl_diag("%s: add_key: %s", who, strerror(errno));
+		return 1;
+	}
+	if (keyctl_watch_key(ring, fd, RING_WATCH_ID) ||
+	    keyctl_watch_key(key, fd, KEY_WATCH_ID)) {
+		wl_diag("%s: KEYCTL_WATCH_KEY: %s", who, strerror(errno));
+		return 1;
+	}
+
+	const struct {
+		const char *op;
+		struct key_event ev;
+	} steps[] = {
+		{ "link", { "link", NOTIFY_KEY_LINKED, ring, key, RING_WATCH_ID } },
+		{ "update", { "update", NOTIFY_KEY_UPDATED, key, 0, KEY_WATCH_ID } },
+		{ "revoke", { "revoke", NOTIFY_KEY_REVOKED, key, 0, KEY_WATCH_ID } },
+	};
+
+	for (size_t i = 0; i < WL_ARRAY_SIZE(steps); i++) {
+		long r;
+
+		if (i == 0)
+			r = keyctl_link(key, ring);
+		else if (i == 1)
+			r = keyctl_update(key, "v2", 2);
+		else
+			r = keyctl_revoke(key);
+		if (r) {
+			wl_diag("%s: keyctl %s: %s", who, steps[i].op, strerror(errno));
+			return 1;
+		}
+		snprintf(scenario, sizeof(scenario), "key-own-%s-%s", who, steps[i].op);
+		if (expect_key_event(fd, &steps[i].ev)) {
+			matrix_cell(scenario, false);
+			bad = 1;
+			continue;
+		}
+		matrix_cell(scenario, true);
+	}
+	if (!bad && no_more_records(fd, "revoke"))
+		bad = 1;
+	wl_wq_close(fd);
+	return bad;
+}
+
+static enum wl_result own_keyring_events_uid0(void)
+{
+	struct wl_creds root = wl_user(0);
+
+	return wl_run_as(&root, own_keyring_events, "uid0") == 0 ? WL_PASS : WL_FAIL;
+}
+
+static enum wl_result own_keyring_events_uid1000(void)
+{
+	struct wl_creds user = wl_user(1000);
+
+	return wl_run_as(&user, own_keyring_events, "uid1000") == 0 ? WL_PASS : WL_FAIL;
+}
+
+/* uid 1000 may not watch a key it cannot view: EACCES, and no watch is set. */
+static int watch_unviewable(void *arg)
+{
+	key_serial_t key = *(key_serial_t *)arg;
+	int fd = wl_wq_open(32);
+	long r;
+	int err;
+
+	if (fd < 0)
+		return 1;
+	r = keyctl_watch_key(key, fd, 1);
+	err = errno;
+	wl_wq_close(fd);
+	wl_matrix("key-watch-without-view", wl_model(), "blocked",
+		  r == 0 ? "delivered" : "blocked");
+	if (r != -1 || err != EACCES) {
+		wl_diag("KEYCTL_WATCH_KEY on key %d without View returned %ld (%s), want EACCES",
+			key, r, r ? strerror(err) : "success");
+		return 1;
+	}
+	return 0;
+}
+
+static enum wl_result watch_without_view_is_eacces(void)
+{
+	struct wl_creds user = wl_user(1000);
+	key_serial_t key;
+
+	key = add_key("user", "wl-private", "secret", 6, KEY_SPEC_PROCESS_KEYRING);
+	WL_EXPECT(key > 0, "add_key: %s", strerror(errno));
+	/* Possessor and owner (root) everything; group and other nothing. */
+	WL_EXPECT(keyctl_setperm(key, KEY_POS_ALL | KEY_USR_ALL) == 0,
+		  "keyctl_setperm: %s", strerror(errno));
+	WL_EXPECT(wl_run_as(&user, watch_unviewable, &key) == 0,
+		  "uid 1000 could watch root's unviewable key %d", key);
+	return WL_PASS;
+}
+
+/* Overflow a one-page queue: the reader must be told records were lost. */
+static enum wl_result overflow_delivers_loss_record(void)
+{
+	unsigned int updates = 0, losses = 0, total = 100;
+	struct wl_record rec;
+	key_serial_t key;
+	int fd, r;
+
+	fd = wl_wq_open(1);
+	WL_EXPECT(fd >= 0, "could not open a notification pipe");
+	key = add_key("user", "wl-flood", "x", 1, KEY_SPEC_PROCESS_KEYRING);
+	WL_EXPECT(key > 0, "add_key: %s", strerror(errno));
+	WL_EXPECT(keyctl_watch_key(key, fd, 3) == 0, "KEYCTL_WATCH_KEY: %s", strerror(errno));
+	for (unsigned int i = 0; i < total; i++)
+		WL_EXPECT(keyctl_update(key, "y", 1) == 0, "keyctl_update: %s", strerror(errno));
+	while ((r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 5)) > 0) {
+		if (rec.type == WATCH_TYPE_META &&
+		    rec.subtype == WATCH_META_LOSS_NOTIFICATION)
+			losses++;
+		else if (rec.type == WATCH_TYPE_KEY_NOTIFY &&
+			 rec.subtype == NOTIFY_KEY_UPDATED && rec.watch_id == 3)
+			updates++;
+		else
+			wl_diag("unexpected record type %u subtype %u watch %u",
+				rec.type, rec.subtype, rec.watch_id);
+	}
+	wl_wq_close(fd);
+	wl_diag("%u updates posted, %u delivered, %u loss records", total, updates, losses);
+	wl_matrix("key-queue-overflow-loss-record", wl_model(), "delivered",
+		  losses ? "delivered" : "blocked");
+	WL_EXPECT(r == 0, "reading the queue failed");
+	WL_EXPECT(losses == 1, "want exactly one loss record, got %u", losses);
+	WL_EXPECT(updates > 0 && updates < total,
+		  "want some but not all %u updates, got %u", total, updates);
+	return WL_PASS;
+}
+
+static const struct wl_test tests[] = {
+	{ "own_keyring_events_uid0", own_keyring_events_uid0 },
+	{ "own_keyring_events_uid1000", own_keyring_events_uid1000 },
+	{ "watch_without_view_is_eacces", watch_without_view_is_eacces },
+	{ "overflow_delivers_loss_record", overflow_delivers_loss_record },
+};
+
+WL_SUITE(suite_keys, tests);

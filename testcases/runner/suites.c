@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0
+/* suites.c - every suite the runner knows, in the order they run. */
+#include "suites.h"
+
+extern const struct wl_suite suite_boot;
+extern const struct wl_suite suite_keys;
+extern const struct wl_suite suite_kmemleak;
+
+const struct wl_suite *const wl_suites[] = {
+	&suite_boot,
+	&suite_keys,
+	/* Last: it checks what everything before it leaked. */
+	&suite_kmemleak,
+};
+
+const size_t wl_nsuites = WL_ARRAY_SIZE(wl_suites);

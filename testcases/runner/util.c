@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * util.c - KTAP diagnostics, matrix cells, boot facts and credential switching.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "wl.h"
+#include "ktap.h"
+
+static char cmdline[4096];
+
+static const char *cmdline_value(const char *key, char *buf, size_t len)
+{
+	size_t klen = strlen(key);
+	char *p;
+
+	if (!cmdline[0]) {
+		int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof(cmdline) - 1) : -1;
+
+		if (fd >= 0)
+			close(fd);
+		cmdline[n > 0 ? n : 0] = '\0';
+	}
+	for (p = cmdline; (p = strstr(p, key)) != NULL; p += klen) {
+		if ((p == cmdline || p[-1] == ' ') && p[klen] == '=') {
+			size_t n = strcspn(p + klen + 1, " \n");
+
+			if (n >= len)
+				n = len - 1;
+			memcpy(buf, p + klen + 1, n);
+			buf[n] = '\0';
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+const char *wl_profile(void)
+{
+	static char profile[32];
+
+	if (!profile[0] && !cmdline_value("watchlab.profile", profile, sizeof(profile)))
+		strcpy(profile, "unknown");
+	return profile;
+}
+
+bool wl_debug_kernel(void)
+{
+	char v[8];
+
+	return cmdline_value("watchlab.debug", v, sizeof(v)) && strcmp(v, "1") == 0;
+}
+
+const char *wl_cmdline(const char *key, char *buf, size_t len)
+{
+	return cmdline_value(key, buf, len);
+}
+
+const char *wl_model(void)
+{
+	const char *m = getenv("WATCHLAB_MODEL");
+
+	if (access("/sys/kernel/security/watchpol", F_OK))
+		return "off";
+	return m ? m : "none";
+}
+
+unsigned long wl_scale(unsigned long count)
+{
+	if (!wl_debug_kernel())
+		return count;
+	return count / 20 ? count / 20 : 1;
+}
+
+void wl_diag(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ktap_line("# %s", msg);
+}
+
+void wl_matrix(const char *scenario, const char *model,
+	       const char *expected, const char *observed)
+{
+	ktap_line("# MATRIX scenario=%s model=%s expected=%s observed=%s",
+		  scenario, model, expected, observed);
+}
+
+struct wl_creds wl_user(uid_t uid)
+{
+	struct wl_creds c = {
+		.uid = uid, .euid = uid, .suid = uid, .gid = uid,
+	};
+
+	return c;
+}
+
+static int set_label(const char *label)
+{
+	size_t len = strlen(label);
+	int fd = open("/proc/self/attr/current", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		wl_diag("open /proc/self/attr/current: %s", strerror(errno));
+		return -1;
+	}
+	if (write(fd, label, len) != (ssize_t)len) {
+		wl_diag("set label %s: %s", label, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int wl_drop_creds(const struct wl_creds *c)
+{
+	/* The label first: changing it needs privileges the uid switch drops. */
+	if (c->label && set_label(c->label))
+		return -1;
+	if (setgroups(c->ngroups, c->groups)) {
+		wl_diag("setgroups(%zu): %s", c->ngroups, strerror(errno));
+		return -1;
+	}
+	if (setresgid(c->gid, c->gid, c->gid)) {
+		wl_diag("setresgid(%u): %s", c->gid, strerror(errno));
+		return -1;
+	}
+	if (setresuid(c->uid, c->euid, c->suid)) {
+		wl_diag("setresuid(%u, %u, %u): %s", c->uid, c->euid, c->suid,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int wl_run_as(const struct wl_creds *c, int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		wl_diag("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		if (wl_drop_creds(c))
+			_exit(125);
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &status, 0) != pid) {
+		wl_diag("waitpid: %s", strerror(errno));
+		return -1;
+	}
+	if (WIFSIGNALED(status)) {
+		wl_diag("child as uid %u killed by signal %d", c->uid, WTERMSIG(status));
+		return -1;
+	}
+	if (WEXITSTATUS(status) == 125)
+		return -1;
+	return WEXITSTATUS(status);
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wl.h - the in-guest runner's test API.
+ *
+ * A suite is a static table of tests in its own file (suite_<name>.c),
+ * listed once in suites.c.  A test returns WL_PASS or WL_FAIL and explains
+ * every failure with wl_diag() (printed as a KTAP "# " line).  There is no
+ * skip: a suite that only makes sense in some boots says so with .applies,
+ * and is then not run (nor counted) in the others.
+ */
+#ifndef WL_H
+#define WL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum wl_result { WL_PASS = 0, WL_FAIL = 1 };
+
+struct wl_test {
+	const char *name;
+	enum wl_result (*fn)(void);
+};
+
+struct wl_suite {
+	const char *name;
+	const struct wl_test *tests;
+	size_t ntests;
+	bool (*applies)(void);	/* NULL: every boot */
+};
+
+#define WL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define WL_SUITE(sname, table) \
+	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), NULL }
+#define WL_SUITE_IF(sname, table, pred) \
+	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), pred }
+
+/* A watchlab.KEY=value from the kernel command line, or NULL. */
+const char *wl_cmdline(const char *key, char *buf, size_t len);
+
+/* True in the debug-kernel boot: size loops down there (about 50x slower). */
+bool wl_debug_kernel(void);
+
+/* Scale an iteration count for this boot (count / 20 in the debug boot, at least 1). */
+unsigned long wl_scale(unsigned long count);
+
+/* The profile this boot runs (plain, selinux, smack), from watchlab.profile=. */
+const char *wl_profile(void);
+
+/*
+ * The watchpol model this run is under, for matrix cells: "off" when the
+ * kernel has no watchpol, else the model the runner switched to.
+ */
+const char *wl_model(void);
+
+/* KTAP diagnostics: one "# ..." line, safe to call from child processes. */
+void wl_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Matrix cell: scenario x configuration (the profile is added by the host).
+ * expected/observed are "delivered" or "blocked".
+ */
+void wl_matrix(const char *scenario, const char *model,
+	       const char *expected, const char *observed);
+
+/* Fail the current test with a diagnostic unless cond holds. */
+#define WL_EXPECT(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			wl_diag("%s:%d: expected %s", __FILE__, __LINE__, #cond); \
+			wl_diag(__VA_ARGS__);				\
+			return WL_FAIL;					\
+		}							\
+	} while (0)
+
+/* Credentials a child drops to: setgroups, setresgid, setresuid. */
+struct wl_creds {
+	uid_t uid, euid, suid;
+	gid_t gid;
+	size_t ngroups;
+	gid_t groups[8];
+	const char *label;	/* NULL: keep the current label */
+};
+
+/* Plain credentials: uid == euid == suid, gid == uid, no supplementary groups. */
+struct wl_creds wl_user(uid_t uid);
+
+/*
+ * Fork, drop to creds, run fn(arg) in the child and wait for it.
+ * Returns the child's exit status (fn's return value), or -1 with a
+ * diagnostic if the fork, the credential switch or the child failed.
+ */
+int wl_run_as(const struct wl_creds *creds, int (*fn)(void *), void *arg);
+
+/* Switch the calling process to creds (setgroups/setresgid/setresuid/label). */
+int wl_drop_creds(const struct wl_creds *creds);
+
+/* Notification pipes (6.12 pipe transport). */
+int wl_wq_open(unsigned int nslots);	/* pipe2(O_NOTIFICATION_PIPE)+SET_SIZE; read end, or -1 */
+void wl_wq_close(int fd);
+
+/* One decoded record: the 6.12 header and its payload. */
+struct wl_record {
+	unsigned int type, subtype, info, len;
+	unsigned int watch_id;	/* (info & WATCH_INFO_ID) >> 8 */
+	unsigned char data[128];
+};
+
+/*
+ * Read the next record from a notification fd, waiting up to timeout_ms.
+ * Returns 1 with *rec filled, 0 on timeout, -1 on error (with a diagnostic).
+ */
+int wl_wq_read(int fd, struct wl_record *rec, int timeout_ms);
+
+/* Wait up to timeout_ms for a record of (type, subtype); skips others. */
+int wl_wq_expect(int fd, unsigned int type, unsigned int subtype,
+		 struct wl_record *rec, int timeout_ms);
+
+/* Default time a test waits for an event that must (or must not) arrive. */
+#define WL_EVENT_TIMEOUT_MS 500
+
+#endif /* WL_H */

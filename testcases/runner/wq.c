@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wq.c - the 6.12 pipe transport: open a notification pipe, read records.
+ *
+ * read(2) on a notification pipe returns whole records, as many as fit, so
+ * each open queue keeps the bytes it has read but not yet handed out.
+ *
+ * 6.12's pipe_poll() does not report a pending loss record: the kernel flags
+ * loss on the last buffer and pipe_read() inserts the META loss record on
+ * the read after that buffer is consumed, even with the pipe empty.  So the
+ * pipe is non-blocking and, when poll() times out, one more read() collects
+ * a loss record a poll-only consumer would never see.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/watch_queue.h>
+
+#include "wl.h"
+
+#define WL_MAX_QUEUES 64
+
+struct wq_buf {
+	int fd;			/* read end, -1 when the slot is free */
+	int wfd;		/* write end, kept open for the queue's life */
+	size_t len, off;
+	unsigned char data[4096];
+};
+
+static struct wq_buf queues[WL_MAX_QUEUES] = {
+	[0 ... WL_MAX_QUEUES - 1] = { .fd = -1, .wfd = -1 },
+};
+
+static struct wq_buf *wq_find(int fd)
+{
+	for (int i = 0; i < WL_MAX_QUEUES; i++)
+		if (queues[i].fd == fd)
+			return &queues[i];
+	return NULL;
+}
+
+int wl_wq_open(unsigned int nslots)
+{
+	struct wq_buf *q = wq_find(-1);
+	int fds[2];
+
+	if (!q) {
+		wl_diag("wl_wq_open: more than %d queues open", WL_MAX_QUEUES);
+		return -1;
+	}
+	if (pipe2(fds, O_NOTIFICATION_PIPE | O_CLOEXEC | O_NONBLOCK)) {
+		wl_diag("pipe2(O_NOTIFICATION_PIPE): %s", strerror(errno));
+		return -1;
+	}
+	if (ioctl(fds[0], IOC_WATCH_QUEUE_SET_SIZE, nslots)) {
+		wl_diag("IOC_WATCH_QUEUE_SET_SIZE(%u): %s", nslots, strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	q->fd = fds[0];
+	q->wfd = fds[1];
+	q->len = q->off = 0;
+	return fds[0];
+}
+
+void wl_wq_close(int fd)
+{
+	struct wq_buf *q = wq_find(fd);
+
+	close(fd);
+	if (q) {
+		close(q->wfd);
+		q->fd = q->wfd = -1;
+	}
+}
+
+static long elapsed_ms(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1000 +
+	       (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+static int wq_fill(struct wq_buf *q, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = q->fd, .events = POLLIN };
+	ssize_t n;
+	int r;
+
+	r = poll(&pfd, 1, timeout_ms);
+	if (r < 0) {
+		wl_diag("poll on notification pipe: %s", strerror(errno));
+		return -1;
+	}
+	n = read(q->fd, q->data, sizeof(q->data));
+	if (n < 0 && errno == EAGAIN && r == 0)
+		return 0;
+	if (n < 0) {
+		wl_diag("read notification pipe: %s", strerror(errno));
+		return -1;
+	}
+	q->len = n;
+	q->off = 0;
+	return n > 0;
+}
+
+int wl_wq_read(int fd, struct wl_record *rec, int timeout_ms)
+{
+	struct wq_buf *q = wq_find(fd);
+	struct watch_notification n;
+	size_t len;
+	int r;
+
+	if (!q) {
+		wl_diag("wl_wq_read: fd %d is not an open queue", fd);
+		return -1;
+	}
+	if (q->off >= q->len) {
+		r = wq_fill(q, timeout_ms);
+		if (r <= 0)
+			return r;
+	}
+	if (q->len - q->off < sizeof(n)) {
+		wl_diag("short record: %zu bytes left", q->len - q->off);
+		return -1;
+	}
+	memcpy(&n, q->data + q->off, sizeof(n));
+	len = n.info & WATCH_INFO_LENGTH;
+	if (len < sizeof(n) || len > q->len - q->off || len > sizeof(rec->data)) {
+		wl_diag("bad record length %zu (type %u subtype %u)", len,
+			(unsigned int)n.type, (unsigned int)n.subtype);
+		return -1;
+	}
+	memset(rec, 0, sizeof(*rec));
+	rec->type = n.type;
+	rec->subtype = n.subtype;
+	rec->info = n.info;
+	rec->len = len;
+	rec->watch_id = (n.info & WATCH_INFO_ID) >> WATCH_INFO_ID__SHIFT;
+	memcpy(rec->data, q->data + q->off, len);
+	q->off += len;
+	return 1;
+}
+
+int wl_wq_expect(int fd, unsigned int type, unsigned int subtype,
+		 struct wl_record *rec, int timeout_ms)
+{
+	struct timespec start;
+	long left;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		left = timeout_ms - elapsed_ms(&start);
+		r = wl_wq_read(fd, rec, left > 0 ? (int)left : 0);
+		if (r <= 0)
+			return r;
+		if (rec->type == type && rec->subtype == subtype)
+			return 1;
+		wl_diag("skipping record type %u subtype %u while waiting for %u/%u",
+			rec->type, rec->subtype, type, subtype);
+	}
+}
