@@ -8,6 +8,8 @@
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# checkpatch runs scripts/spdxcheck.py with the system python3 (python3-ply).
+export PATH=/usr/bin:/bin:$PATH
 tree=${BUILD:-$top/build}/linux
 cd "$top"
 
@@ -23,20 +25,19 @@ result() { # result OK NAME [DIAG...]
 	n=$((n + 1))
 	for d in "$@"; do
 		while IFS= read -r line; do
-			suite_body+="        # $line"$'\n'
+			suite_body+="    # $line"$'\n'
 		done <<<"$d"
 	done
 	if [ "$ok" = 1 ]; then
-		suite_body+="        ok $n $name"$'\n'
+		suite_body+="    ok $n $name"$'\n'
 	else
-		suite_body+="        not ok $n $name"$'\n'
+		suite_body+="    not ok $n $name"$'\n'
 		suite_ok=0
 	fi
 }
 end() { # end NAME
 	suites=$((suites + 1))
-	printf '    KTAP version 1\n    # Subtest: %s\n    1..%d\n%s' "$1" "$n" "$suite_body" |
-		sed 's/^    //'
+	printf '    KTAP version 1\n    # Subtest: %s\n    1..%d\n%s' "$1" "$n" "$suite_body"
 	if [ "$suite_ok" = 1 ]; then echo "ok $suites $1"; else echo "not ok $suites $1"; fi
 }
 
@@ -56,10 +57,14 @@ done
 end lint
 
 begin
-checkpatch=("$tree/scripts/checkpatch.pl" --root="$tree" --strict --terse --no-summary)
+# From inside the kernel tree, which is no git repository: checkpatch then
+# skips the git-only checks instead of running them against watchlab's .git.
+checkpatch() {
+	(cd "$tree" && ./scripts/checkpatch.pl --strict --terse --no-summary "$@")
+}
 series=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' kernel-patches/series 2>/dev/null || true)
 for p in $series; do
-	out=$("${checkpatch[@]}" --show-types "$top/kernel-patches/$p" 2>&1) || true
+	out=$(checkpatch --show-types "$top/kernel-patches/$p" 2>&1) || true
 	changelog=$(sed -n '/^Subject:/,/^---$/p' "kernel-patches/$p")
 	unexplained=""
 	for type in $(echo "$out" | grep -oE '(ERROR|WARNING|CHECK):[A-Z_]+' | sort -u); do
@@ -80,7 +85,7 @@ if [ "$count" = 4 ]; then
 	begin
 	for f in lsm/*.c lsm/*.h; do
 		[ -f "$f" ] || continue
-		out=$("${checkpatch[@]}" -f "$top/$f" 2>&1) || true
+		out=$(checkpatch -f "$top/$f" 2>&1) || true
 		if [ -z "$out" ]; then
 			result 1 "checkpatch:$f"
 		else
