@@ -37,7 +37,7 @@ GUEST_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -I$(UAPI)/include
 GUEST_LIBS := -lkeyutils
 
 .PHONY: help lab test deps tree FORCE kernel kernel-debug guest boot-lab boot-debug \
-	host-tests report-lab report-test results-dir shell matrix clean distclean
+	host-tests report-lab report-test results-dir shell shell-tty matrix clean distclean
 
 help:
 	@echo "watchlab targets:"
@@ -131,8 +131,11 @@ lab: report-lab
 
 test: report-test
 
-shell: kernel guest
+# Checked before anything is built: without a terminal there is no shell to give.
+shell-tty:
 	@[ -t 0 ] || { echo "watchlab: make shell needs a terminal on stdin" >&2; exit 1; }
+
+shell: shell-tty kernel guest
 	@echo "watchlab: booting profile $(PROFILE) to a shell (exit the shell to power off; Ctrl-A X quits QEMU)"
 	@qemu-system-x86_64 -nodefaults -nographic -no-reboot \
 		-machine pc,accel=$(if $(filter 1,$(KVM)),kvm,tcg) -cpu max -smp 2 -m 1024 \

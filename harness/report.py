@@ -124,7 +124,7 @@ def parse_ktap(lines, where):
             frame.diags = []
             continue
         m = DIAG.match(line)
-        if m:
+        if m and not m.group(2).startswith("Subtest:"):
             indent = len(m.group(1))
             for frame in reversed(stack):
                 if frame.indent == indent:

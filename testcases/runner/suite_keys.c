@@ -231,4 +231,4 @@ static const struct wl_test tests[] = {
 	{ "overflow_delivers_loss_record", overflow_delivers_loss_record },
 };
 
-WL_SUITE(suite_keys, tests);
+WL_SCENARIO_SUITE(suite_keys, tests);

@@ -28,13 +28,21 @@ struct wl_suite {
 	const struct wl_test *tests;
 	size_t ntests;
 	bool (*applies)(void);	/* NULL: every boot */
+	/*
+	 * A scenario suite runs once per watchpol model (with the model's policy
+	 * from /etc/watchlab/watchpol/<model>.policy loaded), or once with
+	 * model "off" when the kernel has no watchpol.
+	 */
+	bool per_model;
 };
 
 #define WL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define WL_SUITE(sname, table) \
-	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), NULL }
+	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), NULL, false }
 #define WL_SUITE_IF(sname, table, pred) \
-	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), pred }
+	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), pred, false }
+#define WL_SCENARIO_SUITE(sname, table) \
+	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), NULL, true }
 
 /* A watchlab.KEY=value from the kernel command line, or NULL. */
 const char *wl_cmdline(const char *key, char *buf, size_t len);
