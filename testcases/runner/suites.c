@@ -4,11 +4,23 @@
 
 extern const struct wl_suite suite_boot;
 extern const struct wl_suite suite_keys;
+extern const struct wl_suite suite_mount;
+extern const struct wl_suite suite_sb;
+extern const struct wl_suite suite_sb_quota;
+extern const struct wl_suite suite_sb_ext4;
+extern const struct wl_suite suite_fput;
+extern const struct wl_suite suite_fput_smack;
 extern const struct wl_suite suite_kmemleak;
 
 const struct wl_suite *const wl_suites[] = {
 	&suite_boot,
 	&suite_keys,
+	&suite_mount,
+	&suite_sb,
+	&suite_sb_quota,
+	&suite_sb_ext4,
+	&suite_fput,
+	&suite_fput_smack,
 	/* Last: it checks what everything before it leaked. */
 	&suite_kmemleak,
 };
