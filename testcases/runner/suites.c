@@ -10,6 +10,10 @@ extern const struct wl_suite suite_sb_quota;
 extern const struct wl_suite suite_sb_ext4;
 extern const struct wl_suite suite_fput;
 extern const struct wl_suite suite_fput_smack;
+extern const struct wl_suite suite_watchpol;
+extern const struct wl_suite suite_watchpol_stress;
+extern const struct wl_suite suite_watchpol_bench;
+extern const struct wl_suite suite_watchpol_lock;
 extern const struct wl_suite suite_kmemleak;
 
 const struct wl_suite *const wl_suites[] = {
@@ -21,6 +25,11 @@ const struct wl_suite *const wl_suites[] = {
 	&suite_sb_ext4,
 	&suite_fput,
 	&suite_fput_smack,
+	&suite_watchpol,
+	&suite_watchpol_stress,
+	&suite_watchpol_bench,
+	/* Locks the policy until reboot: after every suite that loads one. */
+	&suite_watchpol_lock,
 	/* Last: it checks what everything before it leaked. */
 	&suite_kmemleak,
 };

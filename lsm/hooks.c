@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * watchpol - LSM hooks on setting watches and posting notifications.
+ *
+ * W is the watch's creds (the task that set the watch), T the creds of
+ * the task whose action triggered a notification (NULL or &init_cred: the
+ * kernel) and O the watched object.  Each decision is evaluated under all
+ * four models (shadow evaluation), counted and logged; the model in force
+ * for the watch type decides, and only denies when enforce is 1.
+ */
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/fs_struct.h>
+#include <linux/init_task.h>
+#include <linux/key.h>
+#include <linux/lsm_hooks.h>
+#include <linux/moduleparam.h>
+#include <linux/path.h>
+#include <linux/sched.h>
+#include <linux/security.h>
+#include <linux/slab.h>
+#include <linux/watch_queue.h>
+#include <uapi/linux/lsm.h>
+
+#include "log.h"
+#include "policy.h"
+#include "watchpol.h"
+
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "watchpol."
+
+/* watchpol.model=<model> or a list like "strict,key:watcher,usb:none". */
+static char *boot_model = "none";
+module_param_named(model, boot_model, charp, 0400);
+MODULE_PARM_DESC(model, "Initial model: <model> or [<type>:]<model>,...");
+
+static bool boot_enforce = true;
+module_param_named(enforce, boot_enforce, bool, 0400);
+MODULE_PARM_DESC(enforce, "Initial enforce setting (0: log only)");
+
+bool watchpol_enabled __ro_after_init;
+struct watchpol_policy __rcu *watchpol_active;
+/* Serialises policy replacement, the lock flag and policy text reads. */
+DEFINE_MUTEX(watchpol_policy_mutex);
+bool watchpol_locked;
+
+/**
+ * watchpol_resolve_label - resolve a label through the active major LSM
+ * @label: a NUL-terminated context string
+ * @secid: set to its secid, 0 when no LSM provides labels
+ *
+ * Return: 0 or the LSM's error for an invalid context.
+ */
+int watchpol_resolve_label(const char *label, u32 *secid)
+{
+	return security_secctx_to_secid(label, strlen(label), secid);
+}
+
+static void watchpol_free_rcu(struct rcu_head *head)
+{
+	watchpol_policy_free(container_of(head, struct watchpol_policy, rcu));
+}
+
+/**
+ * watchpol_set_policy - make a policy the one in force
+ * @p: the new policy; the old one is freed after a grace period
+ *
+ * The caller holds watchpol_policy_mutex.
+ */
+void watchpol_set_policy(struct watchpol_policy *p)
+{
+	struct watchpol_policy *old;
+
+	old = rcu_replace_pointer(watchpol_active, p,
+				  lockdep_is_held(&watchpol_policy_mutex));
+	if (old)
+		call_rcu(&old->rcu, watchpol_free_rcu);
+}
+
+static void subj_from_cred(const struct cred *c, struct watchpol_subj *s)
+{
+	s->kernel = false;
+	s->uid = c->uid;
+	s->euid = c->euid;
+	s->suid = c->suid;
+	security_cred_getsecid(c, &s->sid);
+}
+
+static int finish(struct watchpol_decision *d, const struct watchpol_subj *w,
+		  bool enforce)
+{
+	bool denied = d->denials & WATCHPOL_DENY(d->model);
+
+	d->w_uid = __kuid_val(w->uid);
+	d->w_sid = w->sid;
+	if (denied)
+		d->flags |= WATCHPOL_DEC_DENIED;
+	if (enforce)
+		d->flags |= WATCHPOL_DEC_ENFORCED;
+	watchpol_decide(d);
+	return denied && enforce ? -EACCES : 0;
+}
+
+static int watch_decide(enum watchpol_hook hook, int type,
+			const struct cred *w_cred, u32 o_sid, bool visible,
+			bool system_wide)
+{
+	struct watchpol_decision d = { .hook = hook, .type = type };
+	struct watchpol_subj w;
+	struct watchpol_watch_facts f = {
+		.w = &w,
+		.o_sid = o_sid,
+		.visible = visible,
+		.system_wide = system_wide,
+	};
+	const struct watchpol_policy *p;
+	bool enforce;
+
+	subj_from_cred(w_cred, &w);
+	d.o_sid = o_sid;
+	rcu_read_lock();
+	p = rcu_dereference(watchpol_active);
+	if (!p) {
+		rcu_read_unlock();
+		return 0;
+	}
+	d.denials = watchpol_watch_denials(p, &f);
+	d.model = watchpol_model_for(p, type);
+	enforce = p->enforce;
+	rcu_read_unlock();
+	return finish(&d, &w, enforce);
+}
+
+#ifdef CONFIG_KEY_NOTIFICATIONS
+/*
+ * The key's label: the LSM exposes a key's context only as text, so map it
+ * back to a secid.  Text that equals the watcher's own context is the
+ * watcher's secid: before an SELinux policy is loaded "kernel" names two
+ * SIDs, and a round trip through text must not make one label two.
+ * Returns 0 when the key has no label.
+ */
+static u32 key_secid(struct key *key, u32 w_sid)
+{
+	char *ctx = NULL, *w_ctx;
+	u32 sid = 0, w_len;
+	int rc;
+
+	rc = security_key_getsecurity(key, &ctx);
+	if (rc <= 0 || !ctx)
+		goto out;
+	if (!security_secid_to_secctx(w_sid, &w_ctx, &w_len)) {
+		bool same = strnlen(w_ctx, w_len) == strlen(ctx) &&
+			    !strncmp(w_ctx, ctx, strlen(ctx));
+
+		security_release_secctx(w_ctx, w_len);
+		if (same) {
+			sid = w_sid;
+			goto out;
+		}
+	}
+	if (security_secctx_to_secid(ctx, strlen(ctx), &sid))
+		sid = 0;
+out:
+	kfree(ctx);
+	return sid;
+}
+
+/**
+ * watchpol_watch_key - rule on watching a key
+ * @key: the key; the watcher is current
+ *
+ * The kernel has already required View permission (with possession) on
+ * the key, which is the DAC part of the watcher model; watchpol adds the
+ * label part: a watch rule from W's label to the key's.
+ *
+ * Return: 0 or -EACCES.
+ */
+static int watchpol_watch_key(struct key *key)
+{
+	const struct cred *w_cred = current_cred();
+	u32 w_sid, o_sid = 0;
+
+	security_cred_getsecid(w_cred, &w_sid);
+	if (w_sid)
+		o_sid = key_secid(key, w_sid);
+	return watch_decide(WATCHPOL_HOOK_WATCH_KEY, WATCHPOL_TYPE_KEY, w_cred,
+			    o_sid, true, false);
+}
+#endif /* CONFIG_KEY_NOTIFICATIONS */
+
+#if defined(CONFIG_MOUNT_NOTIFICATIONS) || defined(CONFIG_SB_NOTIFICATIONS) || \
+	defined(CONFIG_DEVICE_NOTIFICATIONS)
+/**
+ * watcher_cred - the creds of the task setting a watch
+ * @watch: the watch being set
+ *
+ * The set-watch hooks run before add_watch_to_object() fills in
+ * @watch->cred, so the watcher is the current task, as for watch_key.
+ *
+ * Return: @watch->cred if already set, else current_cred().
+ */
+static const struct cred *watcher_cred(const struct watch *watch)
+{
+	return watch->cred ? watch->cred : current_cred();
+}
+#endif
+
+#ifdef CONFIG_MOUNT_NOTIFICATIONS
+/**
+ * watchpol_watch_mount - rule on watching a mount topology subtree
+ * @watch: the watch being set (its creds: see watcher_cred())
+ * @path: the mount point to watch
+ *
+ * The watcher model requires the mount to be reachable from the watcher's
+ * root in its mount namespace, and a watch rule from W's label to the
+ * label of the mount's root inode.
+ *
+ * Return: 0 or -EACCES.
+ */
+static int watchpol_watch_mount(struct watch *watch, const struct path *path)
+{
+	struct path root;
+	bool visible;
+	u32 o_sid = 0;
+
+	get_fs_root(current->fs, &root);
+	visible = path_is_under(path, &root);
+	path_put(&root);
+	security_inode_getsecid(d_backing_inode(path->mnt->mnt_root), &o_sid);
+	return watch_decide(WATCHPOL_HOOK_WATCH_MOUNT, WATCHPOL_TYPE_MOUNT,
+			    watcher_cred(watch), o_sid, visible, false);
+}
+#endif /* CONFIG_MOUNT_NOTIFICATIONS */
+
+#ifdef CONFIG_SB_NOTIFICATIONS
+/**
+ * watchpol_watch_sb - rule on watching a superblock
+ * @watch: the watch being set (its creds: see watcher_cred())
+ * @sb: the superblock to watch
+ *
+ * The caller found @sb through a path it resolved in its own namespace;
+ * the watcher model adds a watch rule from W's label to the label of the
+ * superblock's root inode.
+ *
+ * Return: 0 or -EACCES.
+ */
+static int watchpol_watch_sb(struct watch *watch, struct super_block *sb)
+{
+	u32 o_sid = 0;
+
+	if (sb->s_root)
+		security_inode_getsecid(d_backing_inode(sb->s_root), &o_sid);
+	return watch_decide(WATCHPOL_HOOK_WATCH_SB, WATCHPOL_TYPE_SB,
+			    watcher_cred(watch), o_sid, true, false);
+}
+#endif /* CONFIG_SB_NOTIFICATIONS */
+
+#ifdef CONFIG_DEVICE_NOTIFICATIONS
+/**
+ * watchpol_watch_devices - rule on watching the global device list
+ * @watch: the watch being set (its creds: see watcher_cred())
+ *
+ * Device events are system-wide, like uevents: every model allows the
+ * watch; the decision is still counted and logged.
+ *
+ * Return: 0.
+ */
+static int watchpol_watch_devices(struct watch *watch)
+{
+	return watch_decide(WATCHPOL_HOOK_WATCH_DEVICES, WATCHPOL_TYPE_DEVICES,
+			    watcher_cred(watch), 0, true, true);
+}
+#endif /* CONFIG_DEVICE_NOTIFICATIONS */
+
+/**
+ * watchpol_post_notification - rule on delivering one notification
+ * @w_cred: the watcher's creds (watch->cred)
+ * @cred: the triggerer's creds; NULL or &init_cred for the kernel
+ * @n: the notification
+ *
+ * Runs under RCU and spinlocks, possibly in interrupt context: no sleeping,
+ * allocation, mutexes or string formatting.  The cost is two secid reads,
+ * four uid compares, at most one capability check (only when the uids
+ * differ), a binary search in the post rules when both sides are labelled
+ * and differ, and recording the decision (per-CPU counters plus one slot
+ * of the lock-free ring).
+ *
+ * Return: 0 or -EACCES.
+ */
+static int watchpol_post_notification(const struct cred *w_cred,
+				      const struct cred *cred,
+				      struct watch_notification *n)
+{
+	struct watchpol_decision d = { .hook = WATCHPOL_HOOK_POST };
+	struct watchpol_subj w, t = {};
+	struct watchpol_post_facts f = { .t = &t, .w = &w };
+	const struct watchpol_policy *p;
+	bool enforce;
+	int type;
+
+	/* Removal and loss records always pass. */
+	if (n->type == WATCH_TYPE_META) {
+		watchpol_count_meta();
+		return 0;
+	}
+
+	subj_from_cred(w_cred, &w);
+	if (!cred || cred == &init_cred) {
+		t.kernel = true;
+		d.flags |= WATCHPOL_DEC_T_KERNEL;
+	} else {
+		subj_from_cred(cred, &t);
+		if (!watchpol_dac_uid_ok(&t, &w))
+			f.t_cap_kill = !security_capable(cred, w_cred->user_ns,
+							 CAP_KILL,
+							 CAP_OPT_NOAUDIT);
+	}
+
+	type = watchpol_record_type(n->type);
+	d.type = type;
+	d.subtype = n->subtype;
+	d.t_uid = __kuid_val(t.uid);
+	d.t_sid = t.sid;
+
+	rcu_read_lock();
+	p = rcu_dereference(watchpol_active);
+	if (!p) {
+		rcu_read_unlock();
+		return 0;
+	}
+	d.denials = watchpol_post_denials(p, n->type, &f);
+	d.model = watchpol_model_for(p, type);
+	enforce = p->enforce;
+	rcu_read_unlock();
+	return finish(&d, &w, enforce);
+}
+
+static const struct lsm_id watchpol_lsmid = {
+	.name = "watchpol",
+	.id = LSM_ID_WATCHPOL,
+};
+
+static struct security_hook_list watchpol_hooks[] __ro_after_init = {
+	LSM_HOOK_INIT(post_notification, watchpol_post_notification),
+#ifdef CONFIG_KEY_NOTIFICATIONS
+	LSM_HOOK_INIT(watch_key, watchpol_watch_key),
+#endif
+#ifdef CONFIG_MOUNT_NOTIFICATIONS
+	LSM_HOOK_INIT(watch_mount, watchpol_watch_mount),
+#endif
+#ifdef CONFIG_SB_NOTIFICATIONS
+	LSM_HOOK_INIT(watch_sb, watchpol_watch_sb),
+#endif
+#ifdef CONFIG_DEVICE_NOTIFICATIONS
+	LSM_HOOK_INIT(watch_devices, watchpol_watch_devices),
+#endif
+};
+
+/* Turn watchpol.model= and watchpol.enforce= into the boot policy. */
+static struct watchpol_policy *boot_policy(void)
+{
+	struct watchpol_parse_error err;
+	struct watchpol_policy *p;
+	size_t size = strlen(boot_model) * 2 + 64, pos;
+	char *text, *list, *item, *s;
+
+	text = kzalloc(size, GFP_KERNEL);
+	list = kstrdup(boot_model, GFP_KERNEL);
+	if (!text || !list) {
+		kfree(text);
+		kfree(list);
+		return NULL;
+	}
+	pos = scnprintf(text, size, "enforce %d\n", boot_enforce);
+	s = list;
+	while ((item = strsep(&s, ","))) {
+		char *colon = strchr(item, ':');
+
+		if (!*item)
+			continue;
+		if (colon) {
+			*colon = '\0';
+			pos += scnprintf(text + pos, size - pos, "model %s %s\n",
+					 item, colon + 1);
+		} else {
+			pos += scnprintf(text + pos, size - pos, "default %s\n",
+					 item);
+		}
+	}
+	p = watchpol_policy_parse(text, pos, watchpol_resolve_label, &err);
+	if (IS_ERR(p)) {
+		pr_err("watchpol: bad watchpol.model=\"%s\": %s; using none\n",
+		       boot_model, err.reason ?: "out of memory");
+		pos = scnprintf(text, size, "enforce %d\n", boot_enforce);
+		p = watchpol_policy_parse(text, pos, watchpol_resolve_label,
+					  &err);
+	}
+	kfree(text);
+	kfree(list);
+	return IS_ERR(p) ? NULL : p;
+}
+
+static int __init watchpol_init(void)
+{
+	struct watchpol_policy *p;
+
+	watchpol_decision_log_init();
+	p = boot_policy();
+	RCU_INIT_POINTER(watchpol_active, p);
+	security_add_hooks(watchpol_hooks, ARRAY_SIZE(watchpol_hooks),
+			   &watchpol_lsmid);
+	watchpol_enabled = true;
+	pr_info("watchpol: initialized: default model %s, enforce %d\n",
+		p ? watchpol_model_names[p->default_model] : "none",
+		p ? p->enforce : 0);
+	return 0;
+}
+
+DEFINE_LSM(watchpol) = {
+	.name = "watchpol",
+	.init = watchpol_init,
+};

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * watchpol - policy engine.
+ *
+ * A policy is line-oriented text (see README.md):
+ *
+ *	default <model>
+ *	model <type> <model>
+ *	enforce 0|1
+ *	kernel_events allow|deny
+ *	post <triggerer-label> <watcher-label>
+ *	watch <watcher-label> <object-label>
+ *
+ * It is parsed whole into a struct watchpol_policy; the first bad line makes
+ * the whole text rejected.  Label rules are resolved to secids at load time
+ * and stored as sorted arrays of 64-bit (subject << 32 | object) keys, so a
+ * lookup on the notification hot path is a binary search with no locking,
+ * no allocation and no string handling.
+ */
+
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <uapi/linux/watch_queue.h>
+
+#include "policy.h"
+
+enum { WATCHPOL_RULE_POST, WATCHPOL_RULE_WATCH };
+
+static const char *const rule_kind_names[] = {
+	[WATCHPOL_RULE_POST]	= "post",
+	[WATCHPOL_RULE_WATCH]	= "watch",
+};
+
+const char *const watchpol_model_names[WATCHPOL_MODEL__NR] = {
+	[WATCHPOL_MODEL_NONE]		= "none",
+	[WATCHPOL_MODEL_WATCHER]	= "watcher",
+	[WATCHPOL_MODEL_SCHAUFLER]	= "schaufler",
+	[WATCHPOL_MODEL_STRICT]		= "strict",
+};
+
+const char *const watchpol_type_names[WATCHPOL_TYPE_OTHER + 1] = {
+	[WATCHPOL_TYPE_KEY]	= "key",
+	[WATCHPOL_TYPE_MOUNT]	= "mount",
+	[WATCHPOL_TYPE_SB]	= "sb",
+	[WATCHPOL_TYPE_BLOCK]	= "block",
+	[WATCHPOL_TYPE_USB]	= "usb",
+	[WATCHPOL_TYPE_DEVICES]	= "devices",
+	[WATCHPOL_TYPE_OTHER]	= "other",
+};
+
+/* A label rule while parsing: the text form plus its resolved secids. */
+struct parse_rule {
+	struct watchpol_text_rule r;
+	u32 ssid, osid;
+};
+
+static int lookup_name(const char *const *names, int nr, const char *s)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -1;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Split a line in place into at most @max tokens; '#' starts a comment. */
+static int tokenise(char *line, char **tok, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		while (is_blank(*line))
+			line++;
+		if (!*line || *line == '#')
+			return n;
+		if (n == max)
+			return max + 1;
+		tok[n++] = line;
+		while (*line && !is_blank(*line))
+			line++;
+		if (*line)
+			*line++ = '\0';
+	}
+}
+
+static int cmp_rule(const void *a, const void *b)
+{
+	const struct parse_rule *x = a, *y = b;
+	int r;
+
+	if (x->r.kind != y->r.kind)
+		return x->r.kind < y->r.kind ? -1 : 1;
+	r = strcmp(x->r.subj, y->r.subj);
+	if (r)
+		return r;
+	return strcmp(x->r.obj, y->r.obj);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	if (x == y)
+		return 0;
+	return x < y ? -1 : 1;
+}
+
+static u64 rule_key(u32 ssid, u32 osid)
+{
+	return (u64)ssid << 32 | osid;
+}
+
+static int build_ruleset(struct watchpol_ruleset *rs,
+			 const struct parse_rule *rules, u32 nr, u8 kind)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < nr; i++)
+		if (rules[i].r.kind == kind && rules[i].ssid && rules[i].osid)
+			n++;
+	rs->nr = 0;
+	rs->keys = NULL;
+	if (!n)
+		return 0;
+	rs->keys = kvmalloc_array(n, sizeof(*rs->keys), GFP_KERNEL);
+	if (!rs->keys)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++)
+		if (rules[i].r.kind == kind && rules[i].ssid && rules[i].osid)
+			rs->keys[rs->nr++] = rule_key(rules[i].ssid,
+						      rules[i].osid);
+	sort(rs->keys, rs->nr, sizeof(*rs->keys), cmp_key, NULL);
+	/* Two labels may resolve to one secid: drop duplicate pairs. */
+	for (i = 1, n = 1; i < rs->nr; i++)
+		if (rs->keys[i] != rs->keys[n - 1])
+			rs->keys[n++] = rs->keys[i];
+	rs->nr = n;
+	return 0;
+}
+
+/* Produce the canonical text: settings in a fixed order, rules sorted. */
+static int build_text(struct watchpol_policy *p)
+{
+	size_t size = 0, pos = 0;
+	u32 i;
+	int t;
+
+	/* Each line: its words, one space between words, one newline. */
+	size += strlen("default") + 2 +
+		strlen(watchpol_model_names[p->default_model]);
+	for (t = 0; t < WATCHPOL_TYPE__NR; t++)
+		if (p->type_set & BIT(t))
+			size += strlen("model") + 3 +
+				strlen(watchpol_type_names[t]) +
+				strlen(watchpol_model_names[p->type_model[t]]);
+	size += strlen("enforce 0\n") + strlen("kernel_events allow\n");
+	for (i = 0; i < p->nr_text_rules; i++)
+		size += strlen(rule_kind_names[p->text_rules[i].kind]) +
+			strlen(p->text_rules[i].subj) +
+			strlen(p->text_rules[i].obj) + 3;
+
+	p->text = kvmalloc(size + 1, GFP_KERNEL);
+	if (!p->text)
+		return -ENOMEM;
+
+	pos += scnprintf(p->text + pos, size + 1 - pos, "default %s\n",
+			 watchpol_model_names[p->default_model]);
+	for (t = 0; t < WATCHPOL_TYPE__NR; t++)
+		if (p->type_set & BIT(t))
+			pos += scnprintf(p->text + pos, size + 1 - pos,
+					 "model %s %s\n",
+					 watchpol_type_names[t],
+					 watchpol_model_names[p->type_model[t]]);
+	pos += scnprintf(p->text + pos, size + 1 - pos,
+			 "enforce %d\nkernel_events %s\n", p->enforce,
+			 p->kernel_events ? "allow" : "deny");
+	for (i = 0; i < p->nr_text_rules; i++)
+		pos += scnprintf(p->text + pos, size + 1 - pos, "%s %s %s\n",
+				 rule_kind_names[p->text_rules[i].kind],
+				 p->text_rules[i].subj, p->text_rules[i].obj);
+	p->text_len = pos;
+	return 0;
+}
+
+/* Reject control characters and non-ASCII bytes, including NUL. */
+static unsigned int bad_char_line(const char *s, size_t len)
+{
+	unsigned int line = 1;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = s[i];
+
+		if (c == '\n')
+			line++;
+		else if (c != '\t' && (c < 0x20 || c > 0x7e))
+			return line;
+	}
+	return 0;
+}
+
+static const char *parse_line(struct watchpol_policy *p, char *line,
+			      struct parse_rule *rules, u32 max_rules,
+			      u32 *nr_rules, watchpol_resolve_t resolve)
+{
+	char *tok[3];
+	int n, m, t, kind;
+
+	n = tokenise(line, tok, ARRAY_SIZE(tok));
+	if (!n)
+		return NULL;
+
+	if (!strcmp(tok[0], "default")) {
+		if (n != 2)
+			return n < 2 ? "default: missing model" :
+				       "default: trailing text";
+		m = lookup_name(watchpol_model_names, WATCHPOL_MODEL__NR,
+				tok[1]);
+		if (m < 0)
+			return "default: unknown model";
+		if (p->set_default)
+			return "default: set twice";
+		p->set_default = true;
+		p->default_model = m;
+		return NULL;
+	}
+
+	if (!strcmp(tok[0], "model")) {
+		if (n != 3)
+			return n < 3 ? "model: expected <type> <model>" :
+				       "model: trailing text";
+		t = lookup_name(watchpol_type_names, WATCHPOL_TYPE__NR, tok[1]);
+		if (t < 0)
+			return "model: unknown watch type";
+		m = lookup_name(watchpol_model_names, WATCHPOL_MODEL__NR,
+				tok[2]);
+		if (m < 0)
+			return "model: unknown model";
+		if (p->type_set & BIT(t))
+			return "model: type set twice";
+		p->type_set |= BIT(t);
+		p->type_model[t] = m;
+		return NULL;
+	}
+
+	if (!strcmp(tok[0], "enforce")) {
+		if (n != 2)
+			return n < 2 ? "enforce: missing value" :
+				       "enforce: trailing text";
+		if (strcmp(tok[1], "0") && strcmp(tok[1], "1"))
+			return "enforce: expected 0 or 1";
+		if (p->set_enforce)
+			return "enforce: set twice";
+		p->set_enforce = true;
+		p->enforce = tok[1][0] == '1';
+		return NULL;
+	}
+
+	if (!strcmp(tok[0], "kernel_events")) {
+		if (n != 2)
+			return n < 2 ? "kernel_events: missing value" :
+				       "kernel_events: trailing text";
+		if (strcmp(tok[1], "allow") && strcmp(tok[1], "deny"))
+			return "kernel_events: expected allow or deny";
+		if (p->set_kernel_events)
+			return "kernel_events: set twice";
+		p->set_kernel_events = true;
+		p->kernel_events = !strcmp(tok[1], "allow");
+		return NULL;
+	}
+
+	kind = lookup_name(rule_kind_names, ARRAY_SIZE(rule_kind_names),
+			   tok[0]);
+	if (kind < 0)
+		return "unknown keyword";
+	if (n != 3)
+		return n < 3 ? "rule: expected two labels" :
+			       "rule: trailing text";
+	if (strlen(tok[1]) > WATCHPOL_MAX_LABEL ||
+	    strlen(tok[2]) > WATCHPOL_MAX_LABEL)
+		return "rule: label too long";
+	if (*nr_rules >= max_rules)
+		return "too many rules";
+	rules[*nr_rules].r.kind = kind;
+	rules[*nr_rules].r.subj = tok[1];
+	rules[*nr_rules].r.obj = tok[2];
+	if (resolve(tok[1], &rules[*nr_rules].ssid) ||
+	    resolve(tok[2], &rules[*nr_rules].osid))
+		return "rule: label not known to the active LSM";
+	(*nr_rules)++;
+	return NULL;
+}
+
+/**
+ * watchpol_policy_parse - parse a whole policy
+ * @text: the policy text (need not be NUL-terminated)
+ * @len: its length in bytes
+ * @resolve: maps a label to a secid
+ * @err: filled in when the policy is rejected
+ *
+ * Return: the new policy, ERR_PTR(-EINVAL) with @err set when the text is
+ * malformed, or another ERR_PTR on allocation failure.
+ */
+struct watchpol_policy *watchpol_policy_parse(const char *text, size_t len,
+					      watchpol_resolve_t resolve,
+					      struct watchpol_parse_error *err)
+{
+	struct watchpol_policy *p;
+	struct parse_rule *rules = NULL;
+	u32 max_rules, nr_rules = 0, i, n;
+	unsigned int lineno = 0;
+	char *s, *line;
+	int t, ret = -ENOMEM;
+
+	err->line = 0;
+	err->reason = NULL;
+	if (len > WATCHPOL_MAX_POLICY) {
+		err->reason = "policy too large";
+		return ERR_PTR(-EFBIG);
+	}
+	lineno = bad_char_line(text, len);
+	if (lineno) {
+		err->line = lineno;
+		err->reason = "invalid character";
+		return ERR_PTR(-EINVAL);
+	}
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	p->default_model = WATCHPOL_MODEL_NONE;
+	p->enforce = true;
+	p->kernel_events = true;
+
+	p->input = kvmalloc(len + 1, GFP_KERNEL);
+	if (!p->input)
+		goto fail;
+	memcpy(p->input, text, len);
+	p->input[len] = '\0';
+
+	/* Every line holds at most one rule. */
+	max_rules = 1;
+	for (i = 0; i < len; i++)
+		if (text[i] == '\n' && max_rules <= WATCHPOL_MAX_RULES)
+			max_rules++;
+	max_rules = min_t(u32, max_rules, WATCHPOL_MAX_RULES);
+	rules = kvcalloc(max_rules, sizeof(*rules), GFP_KERNEL);
+	if (!rules)
+		goto fail;
+
+	s = p->input;
+	while ((line = strsep(&s, "\n"))) {
+		lineno++;
+		err->reason = parse_line(p, line, rules, max_rules, &nr_rules,
+					 resolve);
+		if (err->reason) {
+			err->line = lineno;
+			ret = -EINVAL;
+			goto fail;
+		}
+	}
+
+	for (t = 0; t < WATCHPOL_TYPE__NR; t++)
+		if (!(p->type_set & BIT(t)))
+			p->type_model[t] = p->default_model;
+
+	sort(rules, nr_rules, sizeof(*rules), cmp_rule, NULL);
+	for (i = 0, n = 0; i < nr_rules; i++) {
+		if (n && !cmp_rule(&rules[n - 1], &rules[i]))
+			continue;
+		rules[n++] = rules[i];
+	}
+	nr_rules = n;
+
+	if (build_ruleset(&p->post, rules, nr_rules, WATCHPOL_RULE_POST) ||
+	    build_ruleset(&p->watch, rules, nr_rules, WATCHPOL_RULE_WATCH))
+		goto fail;
+
+	if (nr_rules) {
+		p->text_rules = kvmalloc_array(nr_rules,
+					       sizeof(*p->text_rules),
+					       GFP_KERNEL);
+		if (!p->text_rules)
+			goto fail;
+	}
+	for (i = 0; i < nr_rules; i++) {
+		p->text_rules[i] = rules[i].r;
+		if (!rules[i].ssid || !rules[i].osid)
+			p->unresolved++;
+	}
+	p->nr_text_rules = nr_rules;
+	kvfree(rules);
+	rules = NULL;
+
+	if (build_text(p))
+		goto fail;
+	return p;
+
+fail:
+	kvfree(rules);
+	watchpol_policy_free(p);
+	return ERR_PTR(ret);
+}
+
+/**
+ * watchpol_policy_free - free a policy no reader can still see
+ * @p: the policy, or NULL
+ */
+void watchpol_policy_free(struct watchpol_policy *p)
+{
+	if (!p)
+		return;
+	kvfree(p->post.keys);
+	kvfree(p->watch.keys);
+	kvfree(p->text_rules);
+	kvfree(p->input);
+	kvfree(p->text);
+	kfree(p);
+}
+
+/**
+ * watchpol_record_type - map a notification record type to a watchpol type
+ * @wtype: the record's type (struct watch_notification::type)
+ *
+ * Return: the watchpol type, or WATCHPOL_TYPE_OTHER for unknown types.
+ */
+int watchpol_record_type(unsigned int wtype)
+{
+	if (wtype >= 1 && wtype <= WATCHPOL_TYPE__NR)
+		return wtype - 1;
+	return WATCHPOL_TYPE_OTHER;
+}
+
+/**
+ * watchpol_model_for - the model in force for a watch type
+ * @p: the policy
+ * @type: a watchpol type; pseudo types get the default model
+ *
+ * Return: the model.
+ */
+u8 watchpol_model_for(const struct watchpol_policy *p, int type)
+{
+	if (type >= 0 && type < WATCHPOL_TYPE__NR)
+		return p->type_model[type];
+	return p->default_model;
+}
+
+/**
+ * watchpol_dac_uid_ok - the uid part of kill_ok_by_cred()
+ * @t: the triggerer, in the role of the signal sender
+ * @w: the watcher, in the role of the signalled task
+ *
+ * Return: true if T's uid or euid equals W's uid or suid.
+ */
+bool watchpol_dac_uid_ok(const struct watchpol_subj *t,
+			 const struct watchpol_subj *w)
+{
+	return uid_eq(t->euid, w->suid) || uid_eq(t->euid, w->uid) ||
+	       uid_eq(t->uid, w->suid) || uid_eq(t->uid, w->uid);
+}
+
+/**
+ * watchpol_rule_ok - check the label part of a decision
+ * @rs: the post or watch rules
+ * @ssid: the subject's secid (0: no label)
+ * @osid: the object's secid (0: no label)
+ *
+ * Without labels on both sides only DAC applies; the same label always
+ * passes; otherwise a rule must name the pair.  Lock-free and O(log n).
+ *
+ * Return: true if the pair may proceed.
+ */
+bool watchpol_rule_ok(const struct watchpol_ruleset *rs, u32 ssid, u32 osid)
+{
+	u64 key = rule_key(ssid, osid);
+	u32 lo = 0, hi = rs->nr;
+
+	if (!ssid || !osid || ssid == osid)
+		return true;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (rs->keys[mid] == key)
+			return true;
+		if (rs->keys[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/**
+ * watchpol_post_denials - shadow-evaluate a notification under every model
+ * @p: the policy
+ * @wtype: the record's type; META records always pass
+ * @f: the triggerer, the watcher and T's CAP_KILL in W's user namespace
+ *
+ * none and watcher allow every post.  schaufler and strict require that T
+ * may write to W: kernel events per kernel_events; otherwise the rule of
+ * kill_ok_by_cred() (T's uid/euid against W's uid/suid, or CAP_KILL in W's
+ * user namespace) and, with labels, a post rule unless the labels match.
+ *
+ * Return: a mask of WATCHPOL_DENY(model) bits, one per denying model.
+ */
+u8 watchpol_post_denials(const struct watchpol_policy *p,
+			 unsigned int wtype,
+			 const struct watchpol_post_facts *f)
+{
+	bool ok;
+
+	if (wtype == WATCH_TYPE_META)
+		return 0;
+	if (f->t->kernel)
+		ok = p->kernel_events;
+	else
+		ok = (watchpol_dac_uid_ok(f->t, f->w) || f->t_cap_kill) &&
+		     watchpol_rule_ok(&p->post, f->t->sid, f->w->sid);
+	if (ok)
+		return 0;
+	return WATCHPOL_DENY(WATCHPOL_MODEL_SCHAUFLER) |
+	       WATCHPOL_DENY(WATCHPOL_MODEL_STRICT);
+}
+
+/**
+ * watchpol_watch_denials - shadow-evaluate setting a watch under every model
+ * @p: the policy
+ * @f: the watcher, the object's label and whether W can see the object
+ *
+ * none and schaufler allow every watch.  watcher and strict require that W
+ * is entitled to observe O: the object is visible to W (system-wide
+ * objects always are) and, with labels, a watch rule unless they match.
+ *
+ * Return: a mask of WATCHPOL_DENY(model) bits, one per denying model.
+ */
+u8 watchpol_watch_denials(const struct watchpol_policy *p,
+			  const struct watchpol_watch_facts *f)
+{
+	if (f->system_wide)
+		return 0;
+	if (f->visible && watchpol_rule_ok(&p->watch, f->w->sid, f->o_sid))
+		return 0;
+	return WATCHPOL_DENY(WATCHPOL_MODEL_WATCHER) |
+	       WATCHPOL_DENY(WATCHPOL_MODEL_STRICT);
+}

@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * watchpol - KUnit tests for the policy engine and the decision log ring.
+ *
+ * Labels go through a fake resolver: "l<N>" is secid N, "alias1" is secid
+ * 1 too, anything starting with "bad" is rejected and any other label is
+ * unknown (secid 0), as with Smack or no major LSM.
+ */
+
+#include <kunit/test.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <uapi/linux/watch_queue.h>
+
+#include "log.h"
+#include "policy.h"
+
+static int fake_resolve(const char *label, u32 *secid)
+{
+	*secid = 0;
+	if (!strncmp(label, "bad", 3))
+		return -EINVAL;
+	if (!strcmp(label, "alias1")) {
+		*secid = 1;
+		return 0;
+	}
+	if (label[0] == 'l' && !kstrtou32(label + 1, 10, secid))
+		return 0;
+	*secid = 0;
+	return 0;
+}
+
+static struct watchpol_policy *parse_ok(struct kunit *test, const char *text)
+{
+	struct watchpol_parse_error err;
+	struct watchpol_policy *p;
+
+	p = watchpol_policy_parse(text, strlen(text), fake_resolve, &err);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(p), "line %u: %s", err.line,
+			       err.reason);
+	return p;
+}
+
+#define BASE_TAIL "enforce 1\nkernel_events allow\n"
+#define EMPTY_POLICY "default none\n" BASE_TAIL
+
+struct parse_case {
+	const char *name;
+	const char *in;
+	const char *canonical;
+	u32 unresolved;
+};
+
+static const struct parse_case parse_valid[] = {
+	{ "empty", "", EMPTY_POLICY, 0 },
+	{ "comments and blanks", "# c\n\n  \t \x0a   # indented\n",
+	  EMPTY_POLICY, 0 },
+	{ "settings", "kernel_events deny\nenforce 0\ndefault strict\n",
+	  "default strict\nenforce 0\nkernel_events deny\n", 0 },
+	{ "no final newline", "default watcher",
+	  "default watcher\n" BASE_TAIL, 0 },
+	{ "per type models in type order",
+	  "model usb none\nmodel key watcher\ndefault schaufler\n",
+	  "default schaufler\nmodel key watcher\nmodel usb none\n" BASE_TAIL,
+	  0 },
+	{ "type set to the default stays explicit",
+	  "default strict\nmodel sb strict\n",
+	  "default strict\nmodel sb strict\n" BASE_TAIL, 0 },
+	{ "rules sorted, duplicates dropped, blanks normalised",
+	  "watch l2 l3\npost l2 l1 # comment\npost l1 l2\npost l1 l2\n\tpost\tl10  l1\t\n",
+	  EMPTY_POLICY
+	  "post l1 l2\npost l10 l1\npost l2 l1\nwatch l2 l3\n", 0 },
+	{ "unknown labels kept but inert", "post x y\nwatch l1 z\n",
+	  EMPTY_POLICY "post x y\nwatch l1 z\n", 2 },
+	{ "labels with punctuation",
+	  "post system_u:system_r:a_t:s0 user_u:user_r:b_t:s0-s0:c0.c3\n",
+	  EMPTY_POLICY
+	  "post system_u:system_r:a_t:s0 user_u:user_r:b_t:s0-s0:c0.c3\n",
+	  1 },
+	{ "hash inside a label is literal", "post a#b c\n",
+	  EMPTY_POLICY "post a#b c\n", 1 },
+};
+
+static void parse_valid_desc(const struct parse_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(parse_valid, parse_valid, parse_valid_desc);
+
+static void watchpol_test_parse_valid(struct kunit *test)
+{
+	const struct parse_case *c = test->param_value;
+	struct watchpol_policy *p, *q;
+
+	p = parse_ok(test, c->in);
+	KUNIT_EXPECT_EQ(test, p->text_len, strlen(c->canonical));
+	KUNIT_EXPECT_STREQ(test, p->text, c->canonical);
+	KUNIT_EXPECT_EQ(test, p->unresolved, c->unresolved);
+
+	/* The canonical form parses to itself. */
+	q = parse_ok(test, p->text);
+	KUNIT_EXPECT_STREQ(test, q->text, p->text);
+	watchpol_policy_free(q);
+	watchpol_policy_free(p);
+}
+
+struct parse_error_case {
+	const char *name;
+	const char *in;
+	size_t len;		/* 0: strlen(in) */
+	unsigned int line;
+};
+
+static const struct parse_error_case parse_invalid[] = {
+	{ "unknown keyword", "bogus\n", 0, 1 },
+	{ "keyword case matters", "Default none\n", 0, 1 },
+	{ "default missing model", "default\n", 0, 1 },
+	{ "default trailing text", "default none extra\n", 0, 1 },
+	{ "default unknown model", "\n\ndefault maybe\n", 0, 3 },
+	{ "default twice", "default none\n# x\ndefault none\n", 0, 3 },
+	{ "model missing model", "model key\n", 0, 1 },
+	{ "model unknown type", "model pipe strict\n", 0, 1 },
+	{ "model pseudo type", "model devices strict\n", 0, 1 },
+	{ "model unknown model", "model key all\n", 0, 1 },
+	{ "model type twice", "model key strict\nmodel key none\n", 0, 2 },
+	{ "enforce 2", "enforce 2\n", 0, 1 },
+	{ "enforce missing value", "enforce\n", 0, 1 },
+	{ "enforce twice", "enforce 1\nenforce 1\n", 0, 2 },
+	{ "enforce yes", "enforce yes\n", 0, 1 },
+	{ "kernel_events bad", "kernel_events maybe\n", 0, 1 },
+	{ "kernel_events twice", "kernel_events deny\nkernel_events allow", 0,
+	  2 },
+	{ "rule one label", "post a\n", 0, 1 },
+	{ "rule three labels", "post a b c\n", 0, 1 },
+	{ "rule label is a comment", "post a #b\n", 0, 1 },
+	{ "rule unresolvable label", "post l1 l2\nwatch l1 bad_t\n", 0, 2 },
+	{ "first error wins", "post l1 l2\n# ok\nwatch x\nbogus\n", 0, 3 },
+	{ "NUL byte", "default none\n\0\n", 15, 2 },
+	{ "carriage return", "default none\r\n", 0, 1 },
+	{ "non-ASCII byte", "post \xc3\xa9 b\n", 0, 1 },
+	{ "control character", "\n\n\npost a\x01 b\n", 0, 4 },
+	{ "bad line after good ones", "default strict\nenforce 0\npost", 0, 3 },
+};
+
+static void parse_invalid_desc(const struct parse_error_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(parse_invalid, parse_invalid, parse_invalid_desc);
+
+static void watchpol_test_parse_invalid(struct kunit *test)
+{
+	const struct parse_error_case *c = test->param_value;
+	struct watchpol_parse_error err;
+	struct watchpol_policy *p;
+	size_t len = c->len ? c->len : strlen(c->in);
+
+	p = watchpol_policy_parse(c->in, len, fake_resolve, &err);
+	KUNIT_ASSERT_TRUE(test, IS_ERR(p));
+	KUNIT_EXPECT_EQ(test, PTR_ERR(p), -EINVAL);
+	KUNIT_EXPECT_EQ(test, err.line, c->line);
+	KUNIT_EXPECT_NOT_NULL(test, err.reason);
+}
+
+static void watchpol_test_parse_limits(struct kunit *test)
+{
+	struct watchpol_parse_error err;
+	struct watchpol_policy *p;
+	size_t size = WATCHPOL_MAX_POLICY, pos = 0;
+	char *buf;
+	int i;
+
+	buf = kunit_kzalloc(test, WATCHPOL_MAX_POLICY + 2, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+
+	/* Longest label accepted, one more byte rejected. */
+	memcpy(buf, "post ", 5);
+	memset(buf + 5, 'x', WATCHPOL_MAX_LABEL);
+	memcpy(buf + 5 + WATCHPOL_MAX_LABEL, " y\n", 3);
+	p = watchpol_policy_parse(buf, 8 + WATCHPOL_MAX_LABEL, fake_resolve,
+				  &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	watchpol_policy_free(p);
+	memcpy(buf + 5 + WATCHPOL_MAX_LABEL, "x y\n", 4);
+	p = watchpol_policy_parse(buf, 9 + WATCHPOL_MAX_LABEL, fake_resolve,
+				  &err);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(p), -EINVAL);
+	KUNIT_EXPECT_EQ(test, err.line, 1U);
+
+	/* WATCHPOL_MAX_RULES rules pass; the next one names its line. */
+	KUNIT_ASSERT_LE(test, size, (size_t)WATCHPOL_MAX_POLICY);
+	for (i = 0; i < WATCHPOL_MAX_RULES; i++)
+		pos += scnprintf(buf + pos, size - pos, "post l%d l1\n", i + 2);
+	p = watchpol_policy_parse(buf, pos, fake_resolve, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	KUNIT_EXPECT_EQ(test, p->post.nr, (u32)WATCHPOL_MAX_RULES);
+	watchpol_policy_free(p);
+	pos += scnprintf(buf + pos, size - pos, "watch l1 l2\n");
+	p = watchpol_policy_parse(buf, pos, fake_resolve, &err);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(p), -EINVAL);
+	KUNIT_EXPECT_EQ(test, err.line, WATCHPOL_MAX_RULES + 1U);
+
+	/* Oversized input. */
+	memset(buf, '#', WATCHPOL_MAX_POLICY + 1);
+	p = watchpol_policy_parse(buf, WATCHPOL_MAX_POLICY + 1, fake_resolve,
+				  &err);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(p), -EFBIG);
+	p = watchpol_policy_parse(buf, WATCHPOL_MAX_POLICY, fake_resolve,
+				  &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	watchpol_policy_free(p);
+}
+
+static void watchpol_test_rulesets(struct kunit *test)
+{
+	struct watchpol_policy *p;
+
+	p = parse_ok(test, "post l1 l2\npost alias1 l2\npost l3 l1\npost x l1\nwatch l2 l3\n");
+	/* alias1 and l1 are one secid: one pair; x is unknown: inert. */
+	KUNIT_EXPECT_EQ(test, p->post.nr, 2U);
+	KUNIT_EXPECT_EQ(test, p->watch.nr, 1U);
+	KUNIT_EXPECT_EQ(test, p->unresolved, 1U);
+	KUNIT_EXPECT_TRUE(test, watchpol_rule_ok(&p->post, 1, 2));
+	KUNIT_EXPECT_TRUE(test, watchpol_rule_ok(&p->post, 3, 1));
+	KUNIT_EXPECT_FALSE(test, watchpol_rule_ok(&p->post, 2, 1));
+	KUNIT_EXPECT_FALSE(test, watchpol_rule_ok(&p->post, 2, 3));
+	/* Same label, or a side without a label, always passes. */
+	KUNIT_EXPECT_TRUE(test, watchpol_rule_ok(&p->post, 7, 7));
+	KUNIT_EXPECT_TRUE(test, watchpol_rule_ok(&p->post, 0, 7));
+	KUNIT_EXPECT_TRUE(test, watchpol_rule_ok(&p->post, 7, 0));
+	/* Post and watch rules are separate. */
+	KUNIT_EXPECT_TRUE(test, watchpol_rule_ok(&p->watch, 2, 3));
+	KUNIT_EXPECT_FALSE(test, watchpol_rule_ok(&p->watch, 1, 2));
+	watchpol_policy_free(p);
+}
+
+static void watchpol_test_models(struct kunit *test)
+{
+	struct watchpol_policy *p;
+
+	p = parse_ok(test, "default watcher\nmodel usb strict\nmodel key none\n");
+	KUNIT_EXPECT_EQ(test, watchpol_model_for(p, WATCHPOL_TYPE_KEY),
+			WATCHPOL_MODEL_NONE);
+	KUNIT_EXPECT_EQ(test, watchpol_model_for(p, WATCHPOL_TYPE_MOUNT),
+			WATCHPOL_MODEL_WATCHER);
+	KUNIT_EXPECT_EQ(test, watchpol_model_for(p, WATCHPOL_TYPE_USB),
+			WATCHPOL_MODEL_STRICT);
+	KUNIT_EXPECT_EQ(test, watchpol_model_for(p, WATCHPOL_TYPE_DEVICES),
+			WATCHPOL_MODEL_WATCHER);
+	KUNIT_EXPECT_EQ(test, watchpol_model_for(p, WATCHPOL_TYPE_OTHER),
+			WATCHPOL_MODEL_WATCHER);
+	KUNIT_EXPECT_EQ(test, watchpol_record_type(WATCH_TYPE_KEY_NOTIFY),
+			WATCHPOL_TYPE_KEY);
+	KUNIT_EXPECT_EQ(test, watchpol_record_type(2), WATCHPOL_TYPE_MOUNT);
+	KUNIT_EXPECT_EQ(test, watchpol_record_type(3), WATCHPOL_TYPE_SB);
+	KUNIT_EXPECT_EQ(test, watchpol_record_type(4), WATCHPOL_TYPE_BLOCK);
+	KUNIT_EXPECT_EQ(test, watchpol_record_type(5), WATCHPOL_TYPE_USB);
+	KUNIT_EXPECT_EQ(test, watchpol_record_type(WATCH_TYPE_META),
+			WATCHPOL_TYPE_OTHER);
+	KUNIT_EXPECT_EQ(test, watchpol_record_type(6), WATCHPOL_TYPE_OTHER);
+	watchpol_policy_free(p);
+}
+
+#define SUBJ(u, e, s, sid) { KUIDT_INIT(u), KUIDT_INIT(e), KUIDT_INIT(s), sid, false }
+#define KERNEL { KUIDT_INIT(0), KUIDT_INIT(0), KUIDT_INIT(0), 0, true }
+#define DENY_S (WATCHPOL_DENY(WATCHPOL_MODEL_SCHAUFLER) | \
+		WATCHPOL_DENY(WATCHPOL_MODEL_STRICT))
+#define DENY_W (WATCHPOL_DENY(WATCHPOL_MODEL_WATCHER) | \
+		WATCHPOL_DENY(WATCHPOL_MODEL_STRICT))
+
+struct post_case {
+	const char *name;
+	const char *policy;
+	struct watchpol_subj t, w;
+	bool cap_kill;
+	unsigned int wtype;
+	u8 denials;
+};
+
+static const struct post_case post_cases[] = {
+	/* DAC: kill_ok_by_cred() with T as sender and W as target. */
+	{ "same uid", "", SUBJ(1000, 1000, 1000, 0),
+	  SUBJ(1000, 1000, 1000, 0), false, 1, 0 },
+	{ "T euid = W suid", "", SUBJ(1001, 1000, 1001, 0),
+	  SUBJ(2000, 2000, 1000, 0), false, 1, 0 },
+	{ "T euid = W uid", "", SUBJ(1001, 1000, 1001, 0),
+	  SUBJ(1000, 2000, 2000, 0), false, 1, 0 },
+	{ "T uid = W suid", "", SUBJ(1000, 1001, 1001, 0),
+	  SUBJ(2000, 2000, 1000, 0), false, 1, 0 },
+	{ "T uid = W uid", "", SUBJ(1000, 1001, 1001, 0),
+	  SUBJ(1000, 2000, 2000, 0), false, 1, 0 },
+	{ "other user", "", SUBJ(1001, 1001, 1001, 0),
+	  SUBJ(1000, 1000, 1000, 0), false, 1, DENY_S },
+	{ "W euid does not count", "", SUBJ(1001, 1001, 1001, 0),
+	  SUBJ(1000, 1001, 1000, 0), false, 1, DENY_S },
+	{ "T suid does not count", "", SUBJ(1001, 1001, 1000, 0),
+	  SUBJ(1000, 1000, 1000, 0), false, 1, DENY_S },
+	{ "other user with CAP_KILL", "", SUBJ(1001, 1001, 1001, 0),
+	  SUBJ(1000, 1000, 1000, 0), true, 1, 0 },
+	{ "root without CAP_KILL to user", "", SUBJ(0, 0, 0, 0),
+	  SUBJ(1000, 1000, 1000, 0), false, 1, DENY_S },
+	{ "any type, same rule", "model key none", SUBJ(1001, 1001, 1001, 0),
+	  SUBJ(1000, 1000, 1000, 0), false, 5, DENY_S },
+	/* Kernel events. */
+	{ "kernel, allowed", "", KERNEL, SUBJ(1000, 1000, 1000, 0), false, 1,
+	  0 },
+	{ "kernel, denied", "kernel_events deny", KERNEL,
+	  SUBJ(1000, 1000, 1000, 5), false, 1, DENY_S },
+	{ "kernel, denied even to root", "kernel_events deny", KERNEL,
+	  SUBJ(0, 0, 0, 0), false, 4, DENY_S },
+	/* META records always pass. */
+	{ "meta from other user", "", SUBJ(1001, 1001, 1001, 3),
+	  SUBJ(1000, 1000, 1000, 4), false, WATCH_TYPE_META, 0 },
+	{ "meta from kernel, kernel_events deny", "kernel_events deny",
+	  KERNEL, SUBJ(1000, 1000, 1000, 0), false, WATCH_TYPE_META, 0 },
+	/* Labels. */
+	{ "labels differ, no rule", "", SUBJ(1000, 1000, 1000, 5),
+	  SUBJ(1000, 1000, 1000, 6), false, 1, DENY_S },
+	{ "labels differ, rule", "post l5 l6", SUBJ(1000, 1000, 1000, 5),
+	  SUBJ(1000, 1000, 1000, 6), false, 1, 0 },
+	{ "labels differ, reverse rule only", "post l6 l5",
+	  SUBJ(1000, 1000, 1000, 5), SUBJ(1000, 1000, 1000, 6), false, 1,
+	  DENY_S },
+	{ "labels differ, watch rule does not count", "watch l5 l6",
+	  SUBJ(1000, 1000, 1000, 5), SUBJ(1000, 1000, 1000, 6), false, 1,
+	  DENY_S },
+	{ "same label", "", SUBJ(1000, 1000, 1000, 5),
+	  SUBJ(1000, 1000, 1000, 5), false, 1, 0 },
+	{ "T unlabelled", "", SUBJ(1000, 1000, 1000, 0),
+	  SUBJ(1000, 1000, 1000, 6), false, 1, 0 },
+	{ "W unlabelled", "", SUBJ(1000, 1000, 1000, 5),
+	  SUBJ(1000, 1000, 1000, 0), false, 1, 0 },
+	{ "rule but DAC fails", "post l5 l6", SUBJ(1001, 1001, 1001, 5),
+	  SUBJ(1000, 1000, 1000, 6), false, 1, DENY_S },
+	{ "rule and CAP_KILL", "post l5 l6", SUBJ(1001, 1001, 1001, 5),
+	  SUBJ(1000, 1000, 1000, 6), true, 1, 0 },
+	{ "CAP_KILL does not bypass labels", "", SUBJ(0, 0, 0, 5),
+	  SUBJ(1000, 1000, 1000, 6), true, 1, DENY_S },
+	{ "rule via alias", "post alias1 l2", SUBJ(7, 7, 7, 1),
+	  SUBJ(7, 7, 7, 2), false, 1, 0 },
+	{ "kernel ignores labels", "", KERNEL, SUBJ(1000, 1000, 1000, 6),
+	  false, 1, 0 },
+};
+
+static void post_desc(const struct post_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(post, post_cases, post_desc);
+
+static void watchpol_test_post(struct kunit *test)
+{
+	const struct post_case *c = test->param_value;
+	struct watchpol_post_facts f = {
+		.t = &c->t, .w = &c->w, .t_cap_kill = c->cap_kill,
+	};
+	struct watchpol_policy *p = parse_ok(test, c->policy);
+
+	KUNIT_EXPECT_EQ(test, watchpol_post_denials(p, c->wtype, &f),
+			c->denials);
+	watchpol_policy_free(p);
+}
+
+struct watch_case {
+	const char *name;
+	const char *policy;
+	u32 w_sid, o_sid;
+	bool visible, system_wide;
+	u8 denials;
+};
+
+static const struct watch_case watch_cases[] = {
+	{ "visible, no labels", "", 0, 0, true, false, 0 },
+	{ "not visible", "", 0, 0, false, false, DENY_W },
+	{ "not visible, labels match", "", 3, 3, false, false, DENY_W },
+	{ "labels differ, no rule", "", 3, 4, true, false, DENY_W },
+	{ "labels differ, rule", "watch l3 l4", 3, 4, true, false, 0 },
+	{ "labels differ, reverse rule", "watch l4 l3", 3, 4, true, false,
+	  DENY_W },
+	{ "post rule does not count", "post l3 l4", 3, 4, true, false,
+	  DENY_W },
+	{ "same label", "", 3, 3, true, false, 0 },
+	{ "object unlabelled", "", 3, 0, true, false, 0 },
+	{ "devices are system-wide", "", 3, 4, false, true, 0 },
+};
+
+static void watch_desc(const struct watch_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(watch, watch_cases, watch_desc);
+
+static void watchpol_test_watch(struct kunit *test)
+{
+	const struct watch_case *c = test->param_value;
+	struct watchpol_subj w = SUBJ(1000, 1000, 1000, c->w_sid);
+	struct watchpol_watch_facts f = {
+		.w = &w, .o_sid = c->o_sid, .visible = c->visible,
+		.system_wide = c->system_wide,
+	};
+	struct watchpol_policy *p = parse_ok(test, c->policy);
+
+	KUNIT_EXPECT_EQ(test, watchpol_watch_denials(p, &f), c->denials);
+	watchpol_policy_free(p);
+}
+
+static bool enforced_deny(const struct watchpol_policy *p, unsigned int wtype,
+			  const struct watchpol_post_facts *f)
+{
+	u8 model = watchpol_model_for(p, watchpol_record_type(wtype));
+
+	return watchpol_post_denials(p, wtype, f) & WATCHPOL_DENY(model);
+}
+
+/* The model in force for the type picks the enforced verdict. */
+static void watchpol_test_per_type(struct kunit *test)
+{
+	struct watchpol_subj t = SUBJ(1001, 1001, 1001, 0);
+	struct watchpol_subj w = SUBJ(1000, 1000, 1000, 0);
+	struct watchpol_post_facts f = { .t = &t, .w = &w };
+	struct watchpol_policy *p;
+
+	p = parse_ok(test, "default schaufler\nmodel key watcher\nmodel usb strict\n");
+	KUNIT_EXPECT_FALSE(test, enforced_deny(p, WATCH_TYPE_KEY_NOTIFY, &f));
+	KUNIT_EXPECT_TRUE(test, enforced_deny(p, 5, &f));
+	KUNIT_EXPECT_TRUE(test, enforced_deny(p, 2, &f));
+	/* Unknown record types follow the default. */
+	KUNIT_EXPECT_TRUE(test, enforced_deny(p, 9, &f));
+	watchpol_policy_free(p);
+}
+
+static void watchpol_test_log_ring(struct kunit *test)
+{
+	struct watchpol_log_slot *slots;
+	struct watchpol_decision d = {}, out;
+	struct watchpol_log *log;
+	int i;
+
+	slots = kunit_kcalloc(test, 4, sizeof(*slots), GFP_KERNEL);
+	log = kunit_kzalloc(test, sizeof(*log), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, slots);
+	KUNIT_ASSERT_NOT_NULL(test, log);
+	watchpol_log_init(log, slots, 4);
+
+	mutex_lock(&log->read_lock);
+	KUNIT_EXPECT_FALSE(test, watchpol_log_peek(log, &out));
+	for (i = 0; i < 4; i++) {
+		d.seq = i + 1;
+		KUNIT_EXPECT_TRUE(test, watchpol_log_put(log, &d));
+	}
+	d.seq = 5;
+	KUNIT_EXPECT_FALSE(test, watchpol_log_put(log, &d));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&log->dropped), 1L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&log->recorded), 4L);
+
+	/* Peeking does not consume; consuming frees a slot. */
+	KUNIT_ASSERT_TRUE(test, watchpol_log_peek(log, &out));
+	KUNIT_EXPECT_EQ(test, out.seq, 1ULL);
+	KUNIT_ASSERT_TRUE(test, watchpol_log_peek(log, &out));
+	KUNIT_EXPECT_EQ(test, out.seq, 1ULL);
+	watchpol_log_consume(log);
+	d.seq = 6;
+	KUNIT_EXPECT_TRUE(test, watchpol_log_put(log, &d));
+
+	for (i = 0; i < 4; i++) {
+		KUNIT_ASSERT_TRUE(test, watchpol_log_peek(log, &out));
+		KUNIT_EXPECT_EQ(test, out.seq, i < 3 ? i + 2ULL : 6ULL);
+		watchpol_log_consume(log);
+	}
+	KUNIT_EXPECT_FALSE(test, watchpol_log_peek(log, &out));
+
+	/* Wrap around many times. */
+	for (i = 0; i < 100; i++) {
+		d.seq = 100 + i;
+		KUNIT_EXPECT_TRUE(test, watchpol_log_put(log, &d));
+		KUNIT_ASSERT_TRUE(test, watchpol_log_peek(log, &out));
+		KUNIT_EXPECT_EQ(test, out.seq, 100ULL + i);
+		watchpol_log_consume(log);
+	}
+	mutex_unlock(&log->read_lock);
+}
+
+static void watchpol_test_log_format(struct kunit *test)
+{
+	struct watchpol_decision d = {
+		.seq = 42, .w_uid = 1000, .t_uid = 1001,
+		.hook = WATCHPOL_HOOK_POST, .type = WATCHPOL_TYPE_KEY,
+		.subtype = 3, .denials = DENY_S,
+		.model = WATCHPOL_MODEL_STRICT,
+		.flags = WATCHPOL_DEC_DENIED,
+	};
+	char *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	int n;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	n = watchpol_log_format(&d, buf, 512);
+	KUNIT_EXPECT_EQ(test, n, (int)strlen(buf));
+	KUNIT_EXPECT_STREQ(test, buf,
+			   "seq=42 hook=post_notification type=key subtype=3 w_uid=1000 w_label=- t_uid=1001 t_label=- o_label=- none=allow watcher=allow schaufler=deny strict=deny model=strict verdict=deny result=allow enforce=0\n");
+}
+
+static struct kunit_case watchpol_test_cases[] = {
+	KUNIT_CASE_PARAM(watchpol_test_parse_valid, parse_valid_gen_params),
+	KUNIT_CASE_PARAM(watchpol_test_parse_invalid,
+			 parse_invalid_gen_params),
+	KUNIT_CASE(watchpol_test_parse_limits),
+	KUNIT_CASE(watchpol_test_rulesets),
+	KUNIT_CASE(watchpol_test_models),
+	KUNIT_CASE_PARAM(watchpol_test_post, post_gen_params),
+	KUNIT_CASE_PARAM(watchpol_test_watch, watch_gen_params),
+	KUNIT_CASE(watchpol_test_per_type),
+	KUNIT_CASE(watchpol_test_log_ring),
+	KUNIT_CASE(watchpol_test_log_format),
+	{}
+};
+
+static struct kunit_suite watchpol_test_suite = {
+	.name = "watchpol",
+	.test_cases = watchpol_test_cases,
+};
+
+kunit_test_suite(watchpol_test_suite);

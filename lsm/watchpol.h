@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * watchpol - state shared by the hooks and the securityfs interface.
+ */
+
+#ifndef _SECURITY_WATCHPOL_WATCHPOL_H
+#define _SECURITY_WATCHPOL_WATCHPOL_H
+
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+
+#include "policy.h"
+
+extern bool watchpol_enabled;
+/* The policy in force; readers use RCU, writers hold watchpol_policy_mutex. */
+extern struct watchpol_policy __rcu *watchpol_active;
+extern struct mutex watchpol_policy_mutex;
+/* Set by writing 1 to watchpol/lock; policy changes then fail with EPERM. */
+extern bool watchpol_locked;
+
+int watchpol_resolve_label(const char *label, u32 *secid);
+void watchpol_set_policy(struct watchpol_policy *p);
+
+#endif /* _SECURITY_WATCHPOL_WATCHPOL_H */
