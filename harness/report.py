@@ -210,12 +210,19 @@ def junit(boots):
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
+PROFILE_ORDER = ["plain", "selinux", "smack"]
+MODEL_ORDER = ["off", "none", "watcher", "schaufler", "strict"]
+
+
+def rank(order, name):
+    return order.index(name) if name in order else len(order)
+
+
 def matrix_markdown(cells):
     if not cells:
         return "No scenario produced a matrix cell.\n"
     configs = sorted({(c["profile"], c["model"]) for c in cells},
-                     key=lambda pm: (["plain", "selinux", "smack"].index(pm[0])
-                                     if pm[0] in ("plain", "selinux", "smack") else 9, pm[1]))
+                     key=lambda pm: (rank(PROFILE_ORDER, pm[0]), rank(MODEL_ORDER, pm[1]), pm))
     scenarios = sorted({c["scenario"] for c in cells})
     by_key = {}
     for c in cells:
