@@ -20,84 +20,8 @@
 #define _LINUX_FCNTL_H
 #include <linux/watch_queue.h>
 
+#include "vfs_util.h"
 #include "wl.h"
-
-#ifndef __NR_watch_mount
-#define __NR_watch_mount 463
-#endif
-#ifndef __NR_watch_sb
-#define __NR_watch_sb 464
-#endif
-#ifndef STATX_MNT_ID
-#define STATX_MNT_ID 0x00001000U
-#endif
-#ifndef STATX_MNT_ID_UNIQUE
-#define STATX_MNT_ID_UNIQUE 0x00004000U
-#endif
-
-static inline long wl_watch_mount(int dfd, const char *path, unsigned int at_flags,
-				  int watch_fd, int watch_id)
-{
-	return syscall(__NR_watch_mount, dfd, path, at_flags, watch_fd, watch_id);
-}
-
-static inline long wl_watch_sb(int dfd, const char *path, unsigned int at_flags,
-			       int watch_fd, int watch_id)
-{
-	return syscall(__NR_watch_sb, dfd, path, at_flags, watch_fd, watch_id);
-}
-
-/* The mountinfo ID (unique = false) or the 64-bit unique ID of a path's mount. */
-static inline unsigned long long wl_mnt_id(const char *path, bool unique)
-{
-	struct statx stx;
-
-	if (statx(AT_FDCWD, path, 0, unique ? STATX_MNT_ID_UNIQUE : STATX_MNT_ID,
-		  &stx)) {
-		wl_diag("statx(%s): %s", path, strerror(errno));
-		return 0;
-	}
-	return stx.stx_mnt_id;
-}
-
-static inline int wl_mkdir(const char *path)
-{
-	if (mkdir(path, 0755) && errno != EEXIST) {
-		wl_diag("mkdir %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* mount a private tmpfs on path (creating it) with optional data. */
-static inline int wl_tmpfs(const char *path, const char *data)
-{
-	if (wl_mkdir(path))
-		return -1;
-	if (mount("wltmp", path, "tmpfs", 0, data)) {
-		wl_diag("mount tmpfs on %s (%s): %s", path, data ? data : "", strerror(errno));
-		return -1;
-	}
-	if (mount(NULL, path, NULL, MS_PRIVATE, NULL)) {
-		wl_diag("make %s private: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* Check that a call failed with the expected errno. */
-static inline int wl_want_errno(const char *what, long r, int want)
-{
-	int err = errno;
-
-	if (r != -1 || err != want) {
-		wl_diag("%s: returned %ld (%s), want %s", what, r,
-			r == -1 ? strerror(err) : "success", strerror(want));
-		return -1;
-	}
-	return 0;
-}
-
 
 #define SB_BASE "/tmp/wlsb"
 
