@@ -112,20 +112,17 @@ host-tests: tree | results-dir
 
 LAB_BOOTS := $(foreach p,$(PROFILES),$(p):$(p):1)
 
+# Write the reports, print the matrix and the summary; fail on any failure.
+report = rc=0; harness/report.py $(R) $(1) >$(R)/summary.txt || rc=$$?; \
+	cat $(R)/matrix.md; \
+	echo "watchlab: results in $(R:$(TOP)/%=%)/ (console logs, ktap.txt, junit.xml, matrix.json, matrix.md)"; \
+	cat $(R)/summary.txt; exit $$rc
+
 report-lab: boot-lab
-	@harness/report.py $(R) $(LAB_BOOTS) >$(R)/summary.txt || true
-	@cat $(R)/matrix.md
-	@echo "watchlab: results in $(R:$(TOP)/%=%)/ (console logs, ktap.txt, junit.xml, matrix.json, matrix.md)"
-	@cat $(R)/summary.txt
-	@tail -1 $(R)/summary.txt | grep -q ' 0 failed$$'
+	@$(call report,$(LAB_BOOTS))
 
 report-test: boot-lab boot-debug host-tests
-	@harness/report.py $(R) $(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 \
-		host:host:ktap >$(R)/summary.txt || true
-	@cat $(R)/matrix.md
-	@echo "watchlab: results in $(R:$(TOP)/%=%)/ (console logs, ktap.txt, junit.xml, matrix.json, matrix.md)"
-	@cat $(R)/summary.txt
-	@tail -1 $(R)/summary.txt | grep -q ' 0 failed$$'
+	@$(call report,$(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 host:host:ktap)
 
 lab: report-lab
 
