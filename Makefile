@@ -14,8 +14,9 @@ export BUILD := $(B)
 # Boot profiles: name and lsm= list, from images/profiles.
 PROFILES := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' images/profiles | cut -d' ' -f1)
 PROFILE ?= plain
-# The debug kernel (KASAN, lockdep, kmemleak) boots this profile in `make test`.
-DEBUG_PROFILE ?= plain
+# The debug kernel (KASAN, lockdep, kmemleak) boots the plain profile in
+# `make test`; images/debug.config leaves out the other profiles' LSMs.
+DEBUG_PROFILE := plain
 KVM ?= 0
 BOOT_TIMEOUT ?= 300
 DEBUG_BOOT_TIMEOUT ?= 1800
@@ -52,8 +53,7 @@ help:
 	@echo "  make guest      build only the initramfs"
 	@echo "  make clean      remove results and guest programs (keeps the kernel builds)"
 	@echo "  make distclean  remove build/ and results/"
-	@echo "variables: KVM=1 (use KVM instead of TCG), BOOT_TIMEOUT=$(BOOT_TIMEOUT) s,"
-	@echo "           DEBUG_PROFILE=$(DEBUG_PROFILE)"
+	@echo "variables: KVM=1 (use KVM instead of TCG), BOOT_TIMEOUT=$(BOOT_TIMEOUT) s"
 
 deps:
 	@harness/deps.sh

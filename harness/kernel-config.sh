@@ -18,26 +18,33 @@ make -s -C "$tree" O="$obj" tinyconfig >/dev/null
 make -s -C "$tree" O="$obj" olddefconfig >/dev/null
 
 config=$(cat "$obj/.config")
-bad=0
+# A later fragment may override an earlier one (debug.config trims what only
+# the lab profiles need), so check each option's last setting.
+declare -A want from
+order=()
 for frag in "$@"; do
-	fname=${frag##*/}
 	while IFS= read -r line; do
 		case $line in
-		CONFIG_*=n) opt=${line%%=*}
-			want="# $opt is not set" ;;
-		CONFIG_*=*) opt=${line%%=*}
-			want=$line ;;
+		CONFIG_*=*) opt=${line%%=*} ;;
 		*) continue ;;
 		esac
-		if [ "$want" = "# $opt is not set" ]; then
-			if grep -q "^$opt=" <<<"$config"; then
-				echo "watchlab: $fname: $opt should be off but is $(grep "^$opt=" <<<"$config")" >&2
-				bad=1
-			fi
-		elif ! grep -qx "$want" <<<"$config"; then
-			echo "watchlab: $fname: $want did not stick (now: $(grep -E "^$opt=|# $opt is not set" <<<"$config" || echo unset))" >&2
+		[ -n "${want[$opt]+set}" ] || order+=("$opt")
+		want[$opt]=$line
+		from[$opt]=${frag##*/}
+	done <"$frag"
+done
+
+bad=0
+for opt in "${order[@]}"; do
+	line=${want[$opt]}
+	if [ "$line" = "$opt=n" ]; then
+		if grep -q "^$opt=" <<<"$config"; then
+			echo "watchlab: ${from[$opt]}: $opt should be off but is $(grep "^$opt=" <<<"$config")" >&2
 			bad=1
 		fi
-	done <"$frag"
+	elif ! grep -qx "$line" <<<"$config"; then
+		echo "watchlab: ${from[$opt]}: $line did not stick (now: $(grep -E "^$opt=|# $opt is not set" <<<"$config" || echo unset))" >&2
+		bad=1
+	fi
 done
 [ "$bad" -eq 0 ] || { echo "watchlab: fix the dependencies of the options above" >&2; exit 1; }

@@ -108,6 +108,21 @@ int wl_drop_creds(const struct wl_creds *creds);
 int wl_wq_open(unsigned int nslots);	/* pipe2(O_NOTIFICATION_PIPE)+SET_SIZE; read end, or -1 */
 void wl_wq_close(int fd);
 
+/*
+ * The transports a queue can use.  Every queue is an fd that the watch
+ * syscalls accept and wl_wq_read()/wl_wq_expect()/wl_wq_close() serve,
+ * whatever its transport.
+ */
+enum wl_transport {
+	WL_TRANSPORT_PIPE,	/* pipe2(O_NOTIFICATION_PIPE), 6.12 upstream */
+	WL_TRANSPORT_RING,	/* /dev/watch_queue, the seed's mmap'ed ring */
+	WL_TRANSPORT_NR,
+};
+
+const char *wl_transport_name(enum wl_transport t);
+/* Open a queue holding at least nrecords records; the fd, or -1 (diagnosed). */
+int wl_queue_open(enum wl_transport t, unsigned int nrecords);
+
 /* One decoded record: the 6.12 header and its payload. */
 struct wl_record {
 	unsigned int type, subtype, info, len;

@@ -68,6 +68,29 @@ int wl_wq_open(unsigned int nslots)
 	return fds[0];
 }
 
+const char *wl_transport_name(enum wl_transport t)
+{
+	static const char *const names[WL_TRANSPORT_NR] = {
+		[WL_TRANSPORT_PIPE] = "pipe",
+		[WL_TRANSPORT_RING] = "ring",
+	};
+
+	return t < WL_TRANSPORT_NR ? names[t] : "?";
+}
+
+int wl_queue_open(enum wl_transport t, unsigned int nrecords)
+{
+	switch (t) {
+	case WL_TRANSPORT_PIPE:
+		return wl_wq_open(nrecords);
+	default:
+		wl_diag("wl_queue_open: transport %s is not built yet",
+			wl_transport_name(t));
+		errno = ENOSYS;
+		return -1;
+	}
+}
+
 void wl_wq_close(int fd)
 {
 	struct wq_buf *q = wq_find(fd);
