@@ -36,6 +36,10 @@ RUNNER_HDR := $(wildcard testcases/runner/*.h)
 POLICY_FILES := $(shell find policy -type f 2>/dev/null)
 GUEST_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -I$(UAPI)/include
 GUEST_LIBS := -lkeyutils
+# libselinux's security_load_policy() lives beside selinux_mkload_policy(),
+# which needs libsepol.
+LOADER_LIBS := -lselinux -lsepol -lpcre2-8
+SEPOLICY := $(B)/selinux/policy.bin
 
 .PHONY: help lab test deps tree FORCE kernel kernel-debug guest boot-lab boot-debug \
 	host-tests report-lab report-test results-dir shell shell-tty matrix clean distclean
@@ -91,9 +95,22 @@ $(GUEST)/wlrun: $(RUNNER_SRC) $(RUNNER_HDR) $(UAPI)/.stamp
 	@echo "watchlab: building the in-guest runner"
 	@gcc $(GUEST_CFLAGS) -o $@ $(RUNNER_SRC) $(GUEST_LIBS)
 
-$(INITRD): $(GUEST)/wlrun images/init.sh harness/initramfs.sh $(POLICY_FILES)
+# The SELinux policy loader the guest init runs in the selinux profile.
+$(GUEST)/wl-selinux-load: testcases/tools/wl-selinux-load.c
+	@mkdir -p $(GUEST)
+	@echo "watchlab: building the SELinux policy loader"
+	@gcc $(GUEST_CFLAGS) -o $@ $< $(LOADER_LIBS)
+
+# The SELinux policy, with the classes and permissions of the patched tree.
+$(SEPOLICY): $(wildcard policy/selinux/*) harness/selinux-policy.sh $(TREE_KEY) $(LAB_OBJ)/.config
+	@mkdir -p $(dir $@)
+	@harness/selinux-policy.sh $(LAB_OBJ) $@
+
+$(INITRD): $(GUEST)/wlrun $(GUEST)/wl-selinux-load $(SEPOLICY) images/init.sh \
+		harness/initramfs.sh $(POLICY_FILES)
 	@echo "watchlab: packing the initramfs"
-	@harness/initramfs.sh $@ $(GUEST)/wlrun
+	@harness/initramfs.sh $@ /etc/watchlab/selinux/policy.bin=$(SEPOLICY) \
+		$(GUEST)/wlrun $(GUEST)/wl-selinux-load
 
 guest: $(INITRD)
 
@@ -143,7 +160,7 @@ matrix:
 	@harness/security-matrix.sh
 
 clean:
-	rm -rf $(TOP)/results $(GUEST) $(INITRD) $(INITRD).list
+	rm -rf $(TOP)/results $(GUEST) $(INITRD) $(INITRD).list $(B)/selinux
 
 distclean:
 	rm -rf $(B) $(TOP)/results

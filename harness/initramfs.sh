@@ -1,7 +1,9 @@
 #!/bin/bash
 # Build the guest initramfs with the kernel tree's own usr/gen_init_cpio:
 # busybox-static and its applets, the lab's static programs, /init and the
-# policies.  usage: initramfs.sh OUT.cpio PROGRAM...
+# policies.  usage: initramfs.sh OUT.cpio [DEST=FILE]... PROGRAM...
+# A DEST=FILE argument packs a generated FILE (the compiled SELinux policy)
+# as DEST in the guest; a PROGRAM goes to /bin.
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +30,10 @@ list=$out.list
 	done
 	echo "file /init $top/images/init.sh 0755 0 0"
 	for p in "$@"; do
-		echo "file /bin/$(basename "$p") $p 0755 0 0"
+		case $p in
+		*=*) ;;
+		*) echo "file /bin/$(basename "$p") $p 0755 0 0" ;;
+		esac
 	done
 	if [ -d "$top/policy" ]; then
 		(cd "$top/policy" && find . -mindepth 1 -type d | sort) | while read -r d; do
@@ -38,6 +43,11 @@ list=$out.list
 			echo "file /etc/watchlab/${f#./} $top/policy/${f#./} 0644 0 0"
 		done
 	fi
+	for p in "$@"; do
+		case $p in
+		*=*) echo "file ${p%%=*} ${p#*=} 0644 0 0" ;;
+		esac
+	done
 } >"$list"
 "$gen" "$list" >"$out.tmp"
 mv "$out.tmp" "$out"

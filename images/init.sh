@@ -59,6 +59,10 @@ done
 # The major LSM's policy, before anything runs under it.  A failure is
 # reported and the runner still runs: its labels suite then fails.
 case $profile in
+selinux)
+	/bin/wl-selinux-load /etc/watchlab/selinux/policy.bin ||
+		echo "# watchlab: the SELinux policy did not load"
+	;;
 smack)
 	load_smack_rules || echo "# watchlab: the Smack rules did not load"
 	;;

@@ -411,7 +411,11 @@ static const char *const round_trip_policies[] = {
 	"default strict\n",
 	"# comment\n\tdefault   watcher  # trailing comment\nenforce 0\n",
 	"model usb none\nmodel key watcher\ndefault schaufler\nkernel_events deny\n",
-	"post b a\npost a b\npost a b\nwatch x y\n",
+	/* Contexts the lab's SELinux policy defines: the selinux boot resolves them. */
+	"post system_u:system_r:wl_triggerer_t:s0 system_u:system_r:wl_bystander_t:s0\n"
+	"post system_u:system_r:wl_bystander_t:s0 system_u:system_r:wl_triggerer_t:s0\n"
+	"post system_u:system_r:wl_bystander_t:s0 system_u:system_r:wl_triggerer_t:s0\n"
+	"watch system_u:system_r:wl_watcher_t:s0 system_u:object_r:wl_object_t:s0\n",
 	"enforce 1",
 };
 
