@@ -35,7 +35,7 @@ RUNNER_SRC := $(wildcard testcases/runner/*.c)
 RUNNER_HDR := $(wildcard testcases/runner/*.h)
 POLICY_FILES := $(shell find policy -type f 2>/dev/null)
 GUEST_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -I$(UAPI)/include
-GUEST_LIBS := -lkeyutils
+GUEST_LIBS := -lkeyutils -lselinux -lpcre2-8
 # libselinux's security_load_policy() lives beside selinux_mkload_policy(),
 # which needs libsepol.
 LOADER_LIBS := -lselinux -lsepol -lpcre2-8

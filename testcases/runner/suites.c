@@ -3,6 +3,9 @@
 #include "suites.h"
 
 extern const struct wl_suite suite_boot;
+extern const struct wl_suite suite_labels;
+extern const struct wl_suite suite_labels_selinux;
+extern const struct wl_suite suite_labels_smack;
 extern const struct wl_suite suite_keys;
 extern const struct wl_suite suite_mount;
 extern const struct wl_suite suite_sb;
@@ -18,6 +21,9 @@ extern const struct wl_suite suite_kmemleak;
 
 const struct wl_suite *const wl_suites[] = {
 	&suite_boot,
+	&suite_labels,
+	&suite_labels_selinux,
+	&suite_labels_smack,
 	&suite_keys,
 	&suite_mount,
 	&suite_sb,

@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * suite_labels.c - the label model the scenarios rely on (policy/labels):
+ * each abstract label can be entered and reads back as this profile's
+ * label, the lab's SELinux policy or Smack rules are in force, and the
+ * allows and denials the label scenarios build on really hold.  In the
+ * plain profile, switching labels is a no-op.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <keyutils.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <selinux/selinux.h>
+
+#include "label.h"
+#include "wl.h"
+
+/* Every child runs as this uid: only the labels differ between W, T and B. */
+#define LABEL_UID 1000
+#define SMACK_ACCESS2 "/sys/fs/smackfs/access2"
+#define OBJECT_DIR "/tmp/wl-labels"
+
+static const char *const process_labels[] = { "watcher", "triggerer", "bystander" };
+
+static bool is_profile(const char *p)
+{
+	return !strcmp(wl_profile(), p);
+}
+
+static bool selinux_profile(void)
+{
+	return is_profile("selinux");
+}
+
+static bool smack_profile(void)
+{
+	return is_profile("smack");
+}
+
+/*
+ * Fork a child that enters label, drops to LABEL_UID (no capabilities
+ * left) and runs fn(arg).  The child's pid, or -1.
+ */
+static pid_t spawn_labelled(const char *label, int (*fn)(void *), void *arg)
+{
+	struct wl_creds c = wl_user(LABEL_UID);
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		wl_diag("fork for label %s: %s", label, strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		if (wl_label_enter(label) || wl_drop_creds(&c))
+			_exit(125);
+		_exit(fn(arg));
+	}
+	return pid;
+}
+
+/* Wait for a child: its exit status, or -1 (diagnosed) if it did not exit. */
+static int reap(pid_t pid, const char *what)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid) {
+		wl_diag("waitpid for %s: %s", what, strerror(errno));
+		return -1;
+	}
+	if (!WIFEXITED(status)) {
+		wl_diag("%s killed by signal %d", what, WTERMSIG(status));
+		return -1;
+	}
+	if (WEXITSTATUS(status) == 125)
+		wl_diag("%s could not switch label or credentials", what);
+	return WEXITSTATUS(status);
+}
+
+static int run_labelled(const char *label, int (*fn)(void *), void *arg)
+{
+	pid_t pid = spawn_labelled(label, fn, arg);
+
+	return pid < 0 ? -1 : reap(pid, label);
+}
+
+/* ---- every profile ---- */
+
+static enum wl_result labels_file_names_every_label(void)
+{
+	static const char *const names[] = { "watcher", "triggerer", "bystander", "object" };
+	char buf[256];
+
+	for (size_t i = 0; i < WL_ARRAY_SIZE(names); i++) {
+		WL_EXPECT(wl_label_lookup(names[i], buf, sizeof(buf)) == 0,
+			  "look up label %s: %s", names[i], strerror(errno));
+		WL_EXPECT(is_profile("plain") ? buf[0] == '\0' : buf[0] != '\0',
+			  "profile %s: label %s maps to \"%s\"", wl_profile(), names[i], buf);
+		if (selinux_profile())
+			WL_EXPECT(security_check_context(buf) == 0,
+				  "label %s: the policy rejects context %s", names[i], buf);
+	}
+	errno = 0;
+	WL_EXPECT(wl_label_lookup("no-such-label", buf, sizeof(buf)) == -1 && errno == ENOENT,
+		  "an unknown label name: got errno %d (%s), want ENOENT", errno, strerror(errno));
+	errno = 0;
+	WL_EXPECT(wl_label_enter("no-such-label") == -1 && errno == ENOENT,
+		  "entering an unknown label: got errno %d (%s), want ENOENT", errno,
+		  strerror(errno));
+	return WL_PASS;
+}
+
+/* Child: the label now in force is exactly *arg's profile label. */
+static int current_label_is(void *arg)
+{
+	const char *label = arg;
+	char want[256], got[256];
+
+	if (wl_label_lookup(label, want, sizeof(want)))
+		return 1;
+	if (wl_label_current(got, sizeof(got)) < 0) {
+		wl_diag("%s: read /proc/self/attr/current: %s", label, strerror(errno));
+		return 1;
+	}
+	if (strcmp(got, want)) {
+		wl_diag("after entering %s: current label %s, want %s", label, got, want);
+		return 1;
+	}
+	return 0;
+}
+
+/* Child (plain): entering a label changed nothing; there is no label. */
+static int no_label_at_all(void *arg)
+{
+	char got[256];
+
+	if (wl_label_current(got, sizeof(got)) >= 0 || errno != EINVAL) {
+		wl_diag("%s: /proc/self/attr/current read %s, want EINVAL (no LSM label)",
+			(const char *)arg, errno ? strerror(errno) : got);
+		return 1;
+	}
+	return 0;
+}
+
+static enum wl_result enter_each_label(void)
+{
+	int (*check)(void *) = is_profile("plain") ? no_label_at_all : current_label_is;
+
+	for (size_t i = 0; i < WL_ARRAY_SIZE(process_labels); i++) {
+		int r = run_labelled(process_labels[i], check, (void *)process_labels[i]);
+
+		WL_EXPECT(r == 0, "a child entering %s: exit status %d", process_labels[i], r);
+	}
+	return WL_PASS;
+}
+
+/*
+ * wl_label_exec("triggerer"), then exec busybox cat /proc/self/attr/current:
+ * the exec'd program runs as the triggerer (an exec transition under
+ * SELinux); in plain it has no label to print.
+ */
+static enum wl_result exec_enters_label(void)
+{
+	char want[256], got[256] = "";
+	int out[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	WL_EXPECT(wl_label_lookup("triggerer", want, sizeof(want)) == 0, "look up triggerer");
+	WL_EXPECT(pipe2(out, O_CLOEXEC) == 0, "pipe2: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	WL_EXPECT(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		/* stderr too: in plain, cat's read error is the expected outcome. */
+		if (dup2(out[1], STDOUT_FILENO) < 0 || devnull < 0 ||
+		    dup2(devnull, STDERR_FILENO) < 0 || wl_label_exec("triggerer"))
+			_exit(125);
+		execl("/bin/cat", "cat", "/proc/self/attr/current", (char *)NULL);
+		wl_diag("exec /bin/cat: %s", strerror(errno));
+		_exit(126);
+	}
+	close(out[1]);
+	n = read(out[0], got, sizeof(got) - 1);
+	close(out[0]);
+	WL_EXPECT(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
+	WL_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) < 125,
+		  "the exec child failed (status 0x%x)", status);
+	got[n > 0 ? n : 0] = '\0';
+	got[strcspn(got, "\n")] = '\0';
+	if (is_profile("plain")) {
+		WL_EXPECT(WEXITSTATUS(status) != 0 && got[0] == '\0',
+			  "plain: the exec'd cat printed \"%s\" (status %d), want no label",
+			  got, WEXITSTATUS(status));
+		return WL_PASS;
+	}
+	WL_EXPECT(WEXITSTATUS(status) == 0, "cat /proc/self/attr/current exited %d",
+		  WEXITSTATUS(status));
+	WL_EXPECT(!strcmp(got, want), "the exec'd program runs as %s, want %s", got, want);
+	return WL_PASS;
+}
+
+static const struct wl_test tests[] = {
+	{ "labels_file_names_every_label", labels_file_names_every_label },
+	{ "enter_each_label", enter_each_label },
+	{ "exec_enters_label", exec_enters_label },
+};
+
+WL_SUITE(suite_labels, tests);
+
+/* ---- a waiting watcher, shared by the SELinux and Smack checks ---- */
+
+struct waiting_watcher {
+	int ready[2];		/* watcher -> runner: its key's serial */
+	int go[2];		/* runner closes its end: the watcher exits */
+	const char *key_label;	/* NULL: the key gets the watcher's label */
+	pid_t pid;
+	key_serial_t key;
+};
+
+/*
+ * Child, as the watcher: a key in a new session keyring, with every key
+ * permission for everyone, so only the LSM can refuse access to it.
+ */
+static int watcher_holds_key(void *arg)
+{
+	struct waiting_watcher *w = arg;
+	key_serial_t key;
+	char c;
+
+	close(w->ready[0]);
+	close(w->go[1]);
+	if (w->key_label) {
+		char ctx[256];
+
+		if (wl_label_lookup(w->key_label, ctx, sizeof(ctx)) || setkeycreatecon(ctx)) {
+			wl_diag("watcher: setkeycreatecon(%s): %s", w->key_label, strerror(errno));
+			return 1;
+		}
+	}
+	if (keyctl_join_session_keyring(NULL) < 0) {
+		wl_diag("watcher: join a new session keyring: %s", strerror(errno));
+		return 1;
+	}
+	key = add_key("user", "wl-labels", "x", 1, KEY_SPEC_SESSION_KEYRING);
+	if (key < 0 || keyctl_setperm(key, 0x3f3f3f3f)) {
+		wl_diag("watcher: add or open up a key: %s", strerror(errno));
+		return 1;
+	}
+	if (write(w->ready[1], &key, sizeof(key)) != sizeof(key))
+		return 1;
+	/* Wait for the runner to be done with the key (EOF on go). */
+	return read(w->go[0], &c, 1) < 0;
+}
+
+static int start_watcher(struct waiting_watcher *w)
+{
+	ssize_t n;
+
+	if (pipe2(w->ready, O_CLOEXEC) || pipe2(w->go, O_CLOEXEC)) {
+		wl_diag("pipe2: %s", strerror(errno));
+		return -1;
+	}
+	w->pid = spawn_labelled("watcher", watcher_holds_key, w);
+	close(w->ready[1]);
+	close(w->go[0]);
+	if (w->pid < 0)
+		return -1;
+	n = read(w->ready[0], &w->key, sizeof(w->key));
+	close(w->ready[0]);
+	if (n != sizeof(w->key)) {
+		wl_diag("the watcher reported no key");
+		close(w->go[1]);
+		reap(w->pid, "watcher");
+		return -1;
+	}
+	return 0;
+}
+
+static int stop_watcher(struct waiting_watcher *w)
+{
+	close(w->go[1]);
+	return reap(w->pid, "watcher");
+}
+
+struct probe {
+	struct waiting_watcher *w;
+	int want_errno;		/* 0: the access must succeed */
+};
+
+static int check_errno(const char *what, long r, int want)
+{
+	int got = r < 0 ? errno : 0;
+
+	if (got != want) {
+		wl_diag("%s: got %s, want %s", what, got ? strerror(got) : "success",
+			want ? strerror(want) : "success");
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Child: send the watcher SIGCONT, which it does not notice.  Not signal 0:
+ * Smack lets the null signal (an existence test) through whatever the labels.
+ */
+static int probe_signal(void *arg)
+{
+	const struct probe *p = arg;
+
+	return check_errno("kill(watcher, SIGCONT)", kill(p->w->pid, SIGCONT),
+			   p->want_errno);
+}
+
+/* ---- watchpol's label rules for this profile ---- */
+
+#define WATCHPOL_DIR "/sys/kernel/security/watchpol/"
+
+static ssize_t read_text(const char *path, char *buf, size_t size)
+{
+	ssize_t n, len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[len] = '\0';
+	return len;
+}
+
+/* The whole text in one write(2), as watchpol requires: 0 or -errno. */
+static int write_watchpol_policy(const char *text)
+{
+	int fd = open(WATCHPOL_DIR "policy", O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	err = errno;
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : n < 0 ? -err : -EIO;
+}
+
+/* The "post T W" and "watch W O" lines policy/labels implies, in order. */
+static int expected_rules(char *buf, size_t size)
+{
+	char t[256], w[256], o[256];
+
+	if (wl_label_lookup("triggerer", t, sizeof(t)) ||
+	    wl_label_lookup("watcher", w, sizeof(w)) ||
+	    wl_label_lookup("object", o, sizeof(o)))
+		return -1;
+	snprintf(buf, size, "post %s %s\nwatch %s %s\n", t, w, w, o);
+	return 0;
+}
+
+/*
+ * /etc/watchlab/watchpol/rules-<profile>.policy loads beside a model, every
+ * label in it resolves under this boot's LSM, and its rules are exactly
+ * "post T W" and "watch W O" in policy/labels' terms.
+ */
+static enum wl_result watchpol_label_rules_resolve(void)
+{
+	static char saved[65536], rules[4096], text[4096 + 32], got[65536], stats[4096];
+	char path[128], want[1536];
+	const char *unresolved;
+	int r;
+
+	snprintf(path, sizeof(path), "/etc/watchlab/watchpol/rules-%s.policy", wl_profile());
+	WL_EXPECT(read_text(path, rules, sizeof(rules)) > 0, "read %s: %s", path,
+		  strerror(errno));
+	WL_EXPECT(expected_rules(want, sizeof(want)) == 0, "look up T, W and O");
+	WL_EXPECT(read_text(WATCHPOL_DIR "policy", saved, sizeof(saved)) >= 0,
+		  "read the watchpol policy in force: %s", strerror(errno));
+	snprintf(text, sizeof(text), "default none\n%s", rules);
+	r = write_watchpol_policy(text);
+	WL_EXPECT(r == 0, "load default none plus %s: %s", path, strerror(-r));
+	WL_EXPECT(read_text(WATCHPOL_DIR "policy", got, sizeof(got)) >= 0 &&
+		  read_text(WATCHPOL_DIR "stats", stats, sizeof(stats)) >= 0,
+		  "read the watchpol policy and stats back: %s", strerror(errno));
+	r = write_watchpol_policy(saved);
+	WL_EXPECT(r == 0, "restore the watchpol policy: %s", strerror(-r));
+	WL_EXPECT(strstr(got, want), "%s loaded as\n%s\nwant the rules\n%s", path, got, want);
+	unresolved = strstr(stats, "unresolved_rules ");
+	WL_EXPECT(unresolved && !strncmp(unresolved, "unresolved_rules 0\n", 19),
+		  "labels in %s do not resolve:\n%s", path, stats);
+	return WL_PASS;
+}
+
+/* ---- SELinux ---- */
+
+static enum wl_result selinux_enforces_lab_policy(void)
+{
+	char *con = NULL;
+	int r;
+
+	/* Not is_selinux_enabled(): it also wants an /etc/selinux/config. */
+	WL_EXPECT(security_policyvers() > 0, "selinuxfs: no policy version (%s)",
+		  strerror(errno));
+	WL_EXPECT(security_getenforce() == 1, "enforcing is %d, want 1", security_getenforce());
+	WL_EXPECT(getcon(&con) == 0, "getcon: %s", strerror(errno));
+	r = strcmp(con, "system_u:system_r:wl_init_t:s0");
+	wl_diag("runner context %s", con);
+	freecon(con);
+	WL_EXPECT(r == 0, "the runner is not in wl_init_t: no lab policy in force");
+	WL_EXPECT(security_check_context("system_u:system_r:unconfined_t:s0") != 0,
+		  "a context the lab policy does not define is valid: another policy is loaded");
+	return WL_PASS;
+}
+
+/* Child: view and watch the watcher's key, expecting p->want_errno. */
+static int probe_key(void *arg)
+{
+	const struct probe *p = arg;
+	char desc[256];
+	int fd, bad;
+
+	bad = check_errno("KEYCTL_DESCRIBE of the watcher's key",
+			  keyctl_describe(p->w->key, desc, sizeof(desc)), p->want_errno);
+	fd = wl_wq_open(16);
+	if (fd < 0)
+		return 1;
+	bad |= check_errno("KEYCTL_WATCH_KEY on the watcher's key",
+			   keyctl_watch_key(p->w->key, fd, 1), p->want_errno);
+	wl_wq_close(fd);
+	return bad;
+}
+
+static enum wl_result probe_watcher(const char *key_label, const char *label,
+				    int (*fn)(void *), int want_errno)
+{
+	struct waiting_watcher w = { .key_label = key_label };
+	struct probe p = { &w, want_errno };
+	char desc[256];
+	int r;
+
+	WL_EXPECT(start_watcher(&w) == 0, "start the watcher");
+	/* The runner (wl_init_t) sees it: the key exists and DAC allows all. */
+	if (keyctl_describe(w.key, desc, sizeof(desc)) < 0) {
+		wl_diag("the runner cannot describe key %d: %s", w.key, strerror(errno));
+		stop_watcher(&w);
+		return WL_FAIL;
+	}
+	r = run_labelled(label, fn, &p);
+	WL_EXPECT(stop_watcher(&w) == 0, "the watcher failed");
+	WL_EXPECT(r == 0, "as %s: exit status %d", label, r);
+	return WL_PASS;
+}
+
+static enum wl_result selinux_bystander_cannot_see_watcher_key(void)
+{
+	return probe_watcher(NULL, "bystander", probe_key, EACCES);
+}
+
+static enum wl_result selinux_triggerer_cannot_see_watcher_key(void)
+{
+	return probe_watcher(NULL, "triggerer", probe_key, EACCES);
+}
+
+static enum wl_result selinux_bystander_sees_object_key(void)
+{
+	return probe_watcher("object", "bystander", probe_key, 0);
+}
+
+static enum wl_result selinux_triggerer_cannot_signal_watcher(void)
+{
+	return probe_watcher(NULL, "triggerer", probe_signal, EACCES);
+}
+
+static enum wl_result selinux_bystander_cannot_signal_watcher(void)
+{
+	return probe_watcher(NULL, "bystander", probe_signal, EACCES);
+}
+
+/* Child: open *arg for writing and write to it. */
+static int write_object(void *arg)
+{
+	int fd = open(arg, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "x", 1) != 1) {
+		wl_diag("write %s: %s", (const char *)arg, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* A file in OBJECT_DIR that every uid may write, with xattr name = value. */
+static int make_object(const char *path, const char *xattr, const char *value)
+{
+	int fd;
+
+	if (mkdir(OBJECT_DIR, 0755) && errno != EEXIST) {
+		wl_diag("mkdir %s: %s", OBJECT_DIR, strerror(errno));
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0 || fchmod(fd, 0666) ||
+	    fsetxattr(fd, xattr, value, strlen(value), 0)) {
+		wl_diag("make %s with %s=%s: %s", path, xattr, value, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static enum wl_result every_label_writes(const char *path)
+{
+	for (size_t i = 0; i < WL_ARRAY_SIZE(process_labels); i++) {
+		int r = run_labelled(process_labels[i], write_object, (void *)path);
+
+		WL_EXPECT(r == 0, "%s writing the shared object %s: exit status %d",
+			  process_labels[i], path, r);
+	}
+	unlink(path);
+	return WL_PASS;
+}
+
+static enum wl_result selinux_every_label_writes_object(void)
+{
+	const char *path = OBJECT_DIR "/object";
+	char ctx[256];
+
+	WL_EXPECT(wl_label_lookup("object", ctx, sizeof(ctx)) == 0, "look up object");
+	WL_EXPECT(make_object(path, "security.selinux", ctx) == 0, "make the object");
+	return every_label_writes(path);
+}
+
+static const struct wl_test selinux_tests[] = {
+	{ "selinux_enforces_lab_policy", selinux_enforces_lab_policy },
+	{ "selinux_bystander_cannot_see_watcher_key", selinux_bystander_cannot_see_watcher_key },
+	{ "selinux_triggerer_cannot_see_watcher_key", selinux_triggerer_cannot_see_watcher_key },
+	{ "selinux_bystander_sees_object_key", selinux_bystander_sees_object_key },
+	{ "selinux_triggerer_cannot_signal_watcher", selinux_triggerer_cannot_signal_watcher },
+	{ "selinux_bystander_cannot_signal_watcher", selinux_bystander_cannot_signal_watcher },
+	{ "selinux_every_label_writes_object", selinux_every_label_writes_object },
+	{ "watchpol_label_rules_resolve", watchpol_label_rules_resolve },
+};
+
+WL_SUITE_IF(suite_labels_selinux, selinux_tests, selinux_profile);
+
+/* ---- Smack ---- */
+
+/* Ask smackfs access2 whether subject may access object: 1, 0, or -1. */
+static int smack_access(const char *subject, const char *object, const char *access)
+{
+	char query[600], answer[4] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(query, sizeof(query), "%s %s %s", subject, object, access);
+	fd = open(SMACK_ACCESS2, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		wl_diag("open %s: %s", SMACK_ACCESS2, strerror(errno));
+		return -1;
+	}
+	if (write(fd, query, strlen(query)) != (ssize_t)strlen(query) ||
+	    (n = read(fd, answer, sizeof(answer) - 1)) < 1) {
+		wl_diag("query %s \"%s\": %s", SMACK_ACCESS2, query, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return answer[0] == '1';
+}
+
+static enum wl_result smack_rules_loaded(void)
+{
+	static const struct {
+		const char *subject, *object, *access;
+		int want;
+	} rules[] = {
+		{ "wlT", "wlW", "w", 1 },
+		{ "wlB", "wlW", "w", 0 },
+		{ "wlB", "wlW", "r", 0 },
+		{ "wlW", "wlB", "w", 0 },
+		{ "wlW", "wlT", "w", 0 },
+		{ "wlW", "wlO", "rwxa", 1 },
+		{ "wlT", "wlO", "rwxa", 1 },
+		{ "wlB", "wlO", "rwxa", 1 },
+		{ "wlW", "_", "rwxa", 1 },
+	};
+
+	for (size_t i = 0; i < WL_ARRAY_SIZE(rules); i++) {
+		int got = smack_access(rules[i].subject, rules[i].object, rules[i].access);
+
+		WL_EXPECT(got == rules[i].want, "smack access %s %s %s: got %d, want %d",
+			  rules[i].subject, rules[i].object, rules[i].access, got,
+			  rules[i].want);
+	}
+	return WL_PASS;
+}
+
+static enum wl_result smack_triggerer_writes_watcher(void)
+{
+	return probe_watcher(NULL, "triggerer", probe_signal, 0);
+}
+
+static enum wl_result smack_bystander_cannot_write_watcher(void)
+{
+	return probe_watcher(NULL, "bystander", probe_signal, EACCES);
+}
+
+static enum wl_result smack_every_label_writes_object(void)
+{
+	const char *path = OBJECT_DIR "/object";
+	char label[256];
+
+	WL_EXPECT(wl_label_lookup("object", label, sizeof(label)) == 0, "look up object");
+	WL_EXPECT(make_object(path, "security.SMACK64", label) == 0, "make the object");
+	return every_label_writes(path);
+}
+
+static const struct wl_test smack_tests[] = {
+	{ "smack_rules_loaded", smack_rules_loaded },
+	{ "smack_triggerer_writes_watcher", smack_triggerer_writes_watcher },
+	{ "smack_bystander_cannot_write_watcher", smack_bystander_cannot_write_watcher },
+	{ "smack_every_label_writes_object", smack_every_label_writes_object },
+	{ "watchpol_label_rules_resolve", watchpol_label_rules_resolve },
+};
+
+WL_SUITE_IF(suite_labels_smack, smack_tests, smack_profile);
