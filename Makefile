@@ -34,6 +34,7 @@ INITRD := $(B)/initramfs.cpio
 RUNNER_SRC := $(wildcard testcases/runner/*.c)
 RUNNER_HDR := $(wildcard testcases/runner/*.h)
 POLICY_FILES := $(shell find policy -type f 2>/dev/null)
+SCENARIO_FILES := $(wildcard testcases/scenarios/*.scn)
 GUEST_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -I$(UAPI)/include
 GUEST_LIBS := -lkeyutils -lselinux -lpcre2-8
 # libselinux's security_load_policy() lives beside selinux_mkload_policy(),
@@ -107,7 +108,7 @@ $(SEPOLICY): $(wildcard policy/selinux/*) harness/selinux-policy.sh $(TREE_KEY) 
 	@harness/selinux-policy.sh $(LAB_OBJ) $@
 
 $(INITRD): $(GUEST)/wlrun $(GUEST)/wl-selinux-load $(SEPOLICY) images/init.sh \
-		harness/initramfs.sh $(POLICY_FILES)
+		harness/initramfs.sh $(POLICY_FILES) $(SCENARIO_FILES)
 	@echo "watchlab: packing the initramfs"
 	@harness/initramfs.sh $@ /etc/watchlab/selinux/policy.bin=$(SEPOLICY) \
 		$(GUEST)/wlrun $(GUEST)/wl-selinux-load
@@ -124,7 +125,7 @@ boot-debug: kernel-debug guest | results-dir
 	@harness/run-profile.sh $(DEBUG_OBJ) $(DEBUG_PROFILE) $(DEBUG_PROFILE)-debug \
 		$(DEBUG_BOOT_TIMEOUT) debug
 
-host-tests: tree | results-dir
+host-tests: tree $(UAPI)/.stamp | results-dir
 	@harness/host-tests.sh >$(R)/host.ktap
 
 LAB_BOOTS := $(foreach p,$(PROFILES),$(p):$(p):1)
@@ -139,7 +140,8 @@ report-lab: boot-lab
 	@$(call report,$(LAB_BOOTS))
 
 report-test: boot-lab boot-debug host-tests
-	@$(call report,$(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 host:host:ktap)
+	@$(call report,$(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 host:host:ktap \
+		$(TOP)/SECURITY.md:security:doc)
 
 lab: report-lab
 

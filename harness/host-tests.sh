@@ -5,6 +5,8 @@
 #                every warning type left must be named in that patch's changelog
 #   lsm_style  - checkpatch --strict -f on the watchpol sources
 #   report     - the report parser's own tests (harness/test_report.py)
+#   scenarios  - testcases/scenarios/ parses (at least 60 scenarios) and
+#                malformed scenario files fail with their file and line
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,8 +43,8 @@ end() { # end NAME
 	if [ "$suite_ok" = 1 ]; then echo "ok $suites $1"; else echo "not ok $suites $1"; fi
 }
 
-count=3
-[ -d lsm ] && [ -n "$(ls lsm/*.c 2>/dev/null)" ] && count=4
+count=4
+[ -d lsm ] && [ -n "$(ls lsm/*.c 2>/dev/null)" ] && count=5
 echo "KTAP version 1"
 echo "1..$count"
 
@@ -81,7 +83,7 @@ for p in $series; do
 done
 end patches
 
-if [ "$count" = 4 ]; then
+if [ "$count" = 5 ]; then
 	begin
 	for f in lsm/*.c lsm/*.h; do
 		[ -f "$f" ] || continue
@@ -102,3 +104,72 @@ else
 	result 0 "report_parser" "$(echo "$out" | tail -20)"
 fi
 end report
+
+# scenario-lint: the runner's parser built for the host.
+lint=${BUILD:-$top/build}/host/scenario-lint
+mkdir -p "$(dirname "$lint")"
+begin
+if out=$(gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I testcases/runner \
+	-I "${BUILD:-$top/build}/uapi/include" -o "$lint" harness/scenario-lint.c \
+	testcases/runner/scenario_parse.c testcases/runner/scenario_actions.c 2>&1); then
+	result 1 "build_scenario_lint"
+else
+	result 0 "build_scenario_lint" "$out"
+fi
+if out=$("$lint" testcases/scenarios 2>&1) && [ "${out%% *}" -ge 60 ]; then
+	result 1 "scenario_files" "$out"
+else
+	result 0 "scenario_files" "want every file to parse and at least 60 scenarios: $out"
+fi
+# Each malformed file must be rejected naming the file and the offending line.
+bad=$(mktemp -d)
+trap 'rm -rf "$bad"' EXIT
+good='scenario s1
+	source  key
+	object  key
+	owner   uid=1000
+	watcher uid=1000
+	trigger uid=1000
+	action  update
+	expect  * delivered
+end'
+malformed() { # malformed NAME LINE TEXT: TEXT fails at LINE
+	local name=$1 line=$2
+	printf '%s\n' "$3" >"$bad/$name.scn"
+	if out=$("$lint" "$bad/$name.scn" 2>&1); then
+		result 0 "malformed:$name" "accepted: $out"
+	elif [[ $out == "$bad/$name.scn:$line: "* ]]; then
+		result 1 "malformed:$name" "$out"
+	else
+		result 0 "malformed:$name" "want $name.scn:$line:, got: $out"
+	fi
+}
+malformed unknown_keyword 4 "${good/object  key/object  key
+	colour  blue}"
+malformed no_end 1 "${good%end}"
+malformed bad_uid 5 "${good/watcher uid=1000/watcher uid=-1}"
+malformed huge_uid 5 "${good/watcher uid=1000/watcher uid=99999999999}"
+malformed unknown_action 7 "${good/action  update/action  explode}"
+malformed bad_result 8 "${good/expect  \* delivered/expect  * maybe}"
+malformed unknown_model 8 "${good/expect  \* delivered/expect  paranoid delivered}"
+malformed missing_cell 1 "${good/expect  \* delivered/expect  plain delivered}"
+malformed duplicate_name 10 "$good
+scenario s1
+	source  key
+	object  key
+	owner   uid=1000
+	watcher uid=1000
+	trigger uid=1000
+	action  update
+	expect  * delivered
+end"
+malformed control_byte 2 "${good/source  key/source  k$(printf '\001')ey}"
+malformed fput_not_destruction 1 "${good/action  update/action  update
+	fput    both}"
+malformed no_watcher 1 "${good/watcher uid=1000/}"
+if out=$("$lint" "$bad/none.scn" 2>&1); then
+	result 0 "missing_file" "accepted a missing file"
+else
+	result 1 "missing_file" "$out"
+fi
+end scenarios

@@ -17,9 +17,21 @@ if [ ! -x "$gen" ] || [ "$build/linux/usr/gen_init_cpio.c" -nt "$gen" ]; then
 	gcc -O2 -o "$gen" "$build/linux/usr/gen_init_cpio.c"
 fi
 
+# Every file under SRC, as DEST/<relative path>, read-only for all.
+pack_dir() {
+	[ -d "$1" ] || return 0
+	echo "dir $2 0755 0 0"
+	(cd "$1" && find . -mindepth 1 -type d | sort) | while read -r d; do
+		echo "dir $2/${d#./} 0755 0 0"
+	done
+	(cd "$1" && find . -type f | sort) | while read -r f; do
+		echo "file $2/${f#./} $1/${f#./} 0644 0 0"
+	done
+}
+
 list=$out.list
 {
-	for d in /bin /sbin /dev /proc /sys /tmp /etc /etc/watchlab /root /mnt; do
+	for d in /bin /sbin /dev /proc /sys /tmp /etc /root /mnt; do
 		echo "dir $d 0755 0 0"
 	done
 	echo "nod /dev/console 0600 0 0 c 5 1"
@@ -35,14 +47,10 @@ list=$out.list
 		*) echo "file /bin/$(basename "$p") $p 0755 0 0" ;;
 		esac
 	done
-	if [ -d "$top/policy" ]; then
-		(cd "$top/policy" && find . -mindepth 1 -type d | sort) | while read -r d; do
-			echo "dir /etc/watchlab/${d#./} 0755 0 0"
-		done
-		(cd "$top/policy" && find . -type f | sort) | while read -r f; do
-			echo "file /etc/watchlab/${f#./} $top/policy/${f#./} 0644 0 0"
-		done
-	fi
+	# The kernel's key-construction upcall is the runner (request_key.c).
+	echo "slink /sbin/request-key /bin/wlrun 0777 0 0"
+	pack_dir "$top/policy" /etc/watchlab
+	pack_dir "$top/testcases/scenarios" /etc/watchlab/scenarios
 	for p in "$@"; do
 		case $p in
 		*=*) echo "file ${p%%=*} ${p#*=} 0644 0 0" ;;

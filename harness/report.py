@@ -223,11 +223,13 @@ def matrix_markdown(cells):
         return "No scenario produced a matrix cell.\n"
     configs = sorted({(c["profile"], c["model"]) for c in cells},
                      key=lambda pm: (rank(PROFILE_ORDER, pm[0]), rank(MODEL_ORDER, pm[1]), pm))
-    scenarios = sorted({c["scenario"] for c in cells})
+    scenarios = list(dict.fromkeys(c["scenario"] for c in cells))  # run order
     by_key = {}
     for c in cells:
         by_key.setdefault((c["scenario"], c["profile"], c["model"]), []).append(c)
-    head = "| scenario | " + " | ".join(f"{p}/{m}" for p, m in configs) + " |"
+    head = "| scenario | " + " | ".join(
+        f"{p}/{m}" + (" (Smack-native)" if (p, m) == ("smack", "none") else "")
+        for p, m in configs) + " |"
     rows = [head, "|---" * (len(configs) + 1) + "|"]
     for s in scenarios:
         row = [s]
@@ -239,6 +241,8 @@ def matrix_markdown(cells):
             cell = got[-1]
             if all(c["pass"] for c in got):
                 row.append(cell["observed"])
+            elif cell["observed"] not in ("delivered", "blocked"):
+                row.append(f"**ERROR** {cell['observed']} (expected {cell['expected']})")
             elif cell["observed"] == "delivered":
                 row.append(f"**LEAK** delivered (expected {cell['expected']})")
             else:
@@ -247,15 +251,32 @@ def matrix_markdown(cells):
     legend = ("\nEach cell is what the scenario observed under profile/model: "
               "`delivered` or `blocked`. A cell that differs from the scenario's "
               "expectation is marked LEAK (delivered, expected blocked) or OVER-BLOCK "
-              "(blocked, expected delivered); either fails `make test`.\n")
+              "(blocked, expected delivered); either fails `make test`. ERROR: the "
+              "scenario could not run as written. smack/none is the Smack-native "
+              "column: watchpol off, Smack's own post_notification rules only.\n")
     return "\n".join(rows) + "\n" + legend
+
+
+def doc_checks(path, matrix):
+    """SECURITY.md must carry this run's matrix between its markers."""
+    text = path.read_text() if path.exists() else ""
+    m = re.search(r"<!-- matrix:begin -->\n(.*?)<!-- matrix:end -->", text, re.S)
+    current = bool(m) and m.group(1).strip() == matrix.strip()
+    diags = [] if current else [
+        f"{path.name}'s measured matrix differs from this run's matrix.md: "
+        "run `make matrix` and commit it" if m else
+        f"{path.name} has no <!-- matrix:begin/end --> section"]
+    return Node("security_md", current, [], [Node("matrix_current", current, diags)])
 
 
 def main():
     results = Path(sys.argv[1])
-    boots, cells = [], []
+    boots, cells, docs = [], [], []
     for spec in sys.argv[2:]:
         name, profile, kind = spec.split(":")
+        if kind == "doc":
+            docs.append(Path(name))
+            continue
         if kind == "ktap":
             doc = results / f"{name}.ktap"
             lines = doc.read_text().splitlines() if doc.exists() else []
@@ -275,6 +296,9 @@ def main():
             suites.append(matrix_checks(boot_cells))
         cells.extend(boot_cells)
         boots.append(Node(name, all(s.ok for s in suites), [], suites))
+
+    for path in docs:
+        boots.append(doc_checks(path, matrix_markdown(cells)))
 
     out = ["KTAP version 1", f"1..{len(boots)}"]
     for i, boot in enumerate(boots, 1):

@@ -27,6 +27,8 @@ done
 echo "watchlab: booting profile $profile${debug:+ (debug kernel)}"
 args="lsm=$lsm watchlab.profile=$profile watchlab.lsm=$expect"
 [ -z "$debug" ] || args="$args watchlab.debug=1"
+# SUITES="a b": run only those runner suites (for iterating on one suite).
+[ -z "${SUITES:-}" ] || args="$args watchlab.suites=$(echo "$SUITES" | tr ' ' ',')"
 # shellcheck disable=SC2086 # the kernel arguments are separate words
 "$top/harness/boot.sh" "$obj/arch/x86/boot/bzImage" "$build/initramfs.cpio" \
 	"$profile" "$results/console-$name.log" "$timeout" $args

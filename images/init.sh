@@ -48,11 +48,13 @@ load_smack_rules() {
 
 mode="test"
 profile="plain"
+suites=""
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
 	case $arg in
 	watchlab.mode=*) mode=${arg#watchlab.mode=} ;;
 	watchlab.profile=*) profile=${arg#watchlab.profile=} ;;
+	watchlab.suites=*) suites=$(echo "${arg#watchlab.suites=}" | tr ',' ' ') ;;
 	esac
 done
 
@@ -72,7 +74,8 @@ if [ "$mode" = shell ]; then
 	echo "watchlab shell: lab programs in /bin (wlrun), policies in /etc/watchlab; exit to power off"
 	setsid cttyhack sh || true
 else
-	/bin/wlrun || echo "# watchlab: runner reported failures"
+	# shellcheck disable=SC2086 # one suite name per word
+	/bin/wlrun $suites || echo "# watchlab: runner reported failures"
 fi
 sync
 reboot -f

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "label.h"
+#include "request_key.h"
 #include "suites.h"
 #include "wl.h"
 
@@ -24,30 +26,47 @@
 
 static const char *const models[] = { "none", "watcher", "schaufler", "strict" };
 
-static enum wl_result run_one(const struct wl_test *t)
+static size_t ntests_of(const struct wl_suite *s)
 {
+	return s->dynamic ? s->dynamic->count() : s->ntests;
+}
+
+static const char *test_name(const struct wl_suite *s, size_t i)
+{
+	return s->dynamic ? s->dynamic->name(i) : s->tests[i].name;
+}
+
+static enum wl_result call_test(const struct wl_suite *s, size_t i)
+{
+	return s->dynamic ? s->dynamic->run(i) : s->tests[i].fn();
+}
+
+static enum wl_result run_one(const struct wl_suite *s, size_t i)
+{
+	const char *name = test_name(s, i);
+
 	int status;
 	pid_t pid;
 
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		wl_diag("fork for %s: %s", t->name, strerror(errno));
+		wl_diag("fork for %s: %s", name, strerror(errno));
 		return WL_FAIL;
 	}
 	if (pid == 0) {
 		alarm(WL_TEST_TIMEOUT_S);
-		_exit(t->fn() == WL_PASS ? 0 : 1);
+		_exit(call_test(s, i) == WL_PASS ? 0 : 1);
 	}
 	if (waitpid(pid, &status, 0) != pid) {
-		wl_diag("waitpid for %s: %s", t->name, strerror(errno));
+		wl_diag("waitpid for %s: %s", name, strerror(errno));
 		return WL_FAIL;
 	}
 	if (WIFSIGNALED(status)) {
 		if (WTERMSIG(status) == SIGALRM)
-			wl_diag("%s timed out after %d s", t->name, WL_TEST_TIMEOUT_S);
+			wl_diag("%s timed out after %d s", name, WL_TEST_TIMEOUT_S);
 		else
-			wl_diag("%s killed by signal %d", t->name, WTERMSIG(status));
+			wl_diag("%s killed by signal %d", name, WTERMSIG(status));
 		return WL_FAIL;
 	}
 	return WEXITSTATUS(status) == 0 ? WL_PASS : WL_FAIL;
@@ -63,33 +82,53 @@ static bool selected(const struct wl_suite *s, int argc, char **argv)
 	return false;
 }
 
-/* Load /etc/watchlab/watchpol/<model>.policy whole, as one write. */
-static bool load_model(const char *model)
+/* Append a file to buf at *len; a missing optional file adds nothing. */
+static bool append_file(const char *path, bool optional, char *buf, size_t *len, size_t cap)
 {
-	char path[128], buf[8192];
-	ssize_t n, w;
-	int in, out;
+	int in = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
 
-	snprintf(path, sizeof(path), "/etc/watchlab/watchpol/%s.policy", model);
-	in = open(path, O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
+		if (optional && errno == ENOENT)
+			return true;
 		wl_diag("open %s: %s", path, strerror(errno));
 		return false;
 	}
-	n = read(in, buf, sizeof(buf));
+	n = read(in, buf + *len, cap - *len);
 	close(in);
-	if (n < 0 || n == sizeof(buf)) {
+	if (n < 0 || (size_t)n == cap - *len) {
 		wl_diag("read %s: %s", path, n < 0 ? strerror(errno) : "too long");
 		return false;
 	}
+	*len += n;
+	return true;
+}
+
+/*
+ * Load /etc/watchlab/watchpol/<model>.policy, followed by this profile's
+ * label rules (rules-<profile>.policy, when the profile has labels), as one
+ * write.
+ */
+static bool load_model(const char *model)
+{
+	char path[128], rules[128], buf[8192];
+	size_t len = 0;
+	ssize_t w;
+	int out;
+
+	snprintf(path, sizeof(path), "/etc/watchlab/watchpol/%s.policy", model);
+	snprintf(rules, sizeof(rules), "/etc/watchlab/watchpol/rules-%s.policy", wl_profile());
+	if (!append_file(path, false, buf, &len, sizeof(buf)) ||
+	    !append_file(rules, true, buf, &len, sizeof(buf)))
+		return false;
 	out = open(WATCHPOL_POLICY, O_WRONLY | O_CLOEXEC);
 	if (out < 0) {
 		wl_diag("open %s: %s", WATCHPOL_POLICY, strerror(errno));
 		return false;
 	}
-	w = write(out, buf, n);
+	w = write(out, buf, len);
 	close(out);
-	if (w != n) {
+	if (w != (ssize_t)len) {
 		wl_diag("load %s into %s: %s", path, WATCHPOL_POLICY,
 			w < 0 ? strerror(errno) : "short write");
 		return false;
@@ -109,12 +148,11 @@ static bool run_suite(const struct wl_suite *s, const char *model, unsigned int 
 	ktap_set_depth(1);
 	ktap_line("KTAP version 1");
 	ktap_line("# Subtest: %s", name);
-	ktap_line("1..%zu", s->ntests);
-	for (size_t i = 0; i < s->ntests; i++) {
-		enum wl_result r = run_one(&s->tests[i]);
+	ktap_line("1..%zu", ntests_of(s));
+	for (size_t i = 0; i < ntests_of(s); i++) {
+		enum wl_result r = run_one(s, i);
 
-		ktap_line("%sok %zu %s", r == WL_PASS ? "" : "not ", i + 1,
-			  s->tests[i].name);
+		ktap_line("%sok %zu %s", r == WL_PASS ? "" : "not ", i + 1, test_name(s, i));
 		ok &= r == WL_PASS;
 	}
 	ktap_set_depth(0);
@@ -159,8 +197,22 @@ int main(int argc, char **argv)
 	unsigned int nsel = 0, num = 0;
 	bool ok = true;
 
+	if (strcmp(basename(argv[0]), "request-key") == 0)
+		return wl_request_key_upcall(argc, argv);
 	/* KTAP goes to the console; a test's own stdout must not buffer. */
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (wl_label_settle())
+		ktap_line("# watchlab: could not settle the runner's SELinux SID");
+	for (int a = 1; a < argc; a++) {
+		size_t i;
+
+		for (i = 0; i < wl_nsuites && strcmp(argv[a], wl_suites[i]->name); i++)
+			;
+		if (i == wl_nsuites) {
+			ktap_line("# watchlab: no suite named %s", argv[a]);
+			return 1;
+		}
+	}
 	for (size_t i = 0; i < wl_nsuites; i++)
 		if (selected(wl_suites[i], argc, argv))
 			nsel += runs_of(wl_suites[i]);

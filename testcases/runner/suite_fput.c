@@ -21,6 +21,7 @@
 #define _LINUX_FCNTL_H
 #include <linux/watch_queue.h>
 
+#include "fdpass.h"
 #include "vfs_util.h"
 #include "wl.h"
 
@@ -142,60 +143,6 @@ static int set_own_label(const char *label)
 	return 0;
 }
 
-static int send_fd(int sock, int fd)
-{
-	char data = 'F';
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	memset(&u, 0, sizeof(u));
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	if (sendmsg(sock, &msg, 0) != 1) {
-		wl_diag("sendmsg(SCM_RIGHTS): %s", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static int recv_fd(int sock)
-{
-	char data;
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1) {
-		wl_diag("recvmsg: %s", strerror(errno));
-		return -1;
-	}
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS) {
-		wl_diag("recvmsg: no SCM_RIGHTS");
-		return -1;
-	}
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
 struct fput_ctx {
 	int sock[2];
 	int mfd;
@@ -207,7 +154,7 @@ static int creator(void *arg)
 {
 	struct fput_ctx *c = arg;
 
-	if (send_fd(c->sock[0], c->mfd))
+	if (wl_send_fd(c->sock[0], c->mfd))
 		return 1;
 	close(c->mfd);
 	return 0;
@@ -217,7 +164,7 @@ static int creator(void *arg)
 static int closer(void *arg)
 {
 	struct fput_ctx *c = arg;
-	int fd = recv_fd(c->sock[1]);
+	int fd = wl_recv_fd(c->sock[1]);
 
 	if (fd < 0)
 		return 1;

@@ -7,6 +7,7 @@ extern const struct wl_suite suite_labels;
 extern const struct wl_suite suite_labels_selinux;
 extern const struct wl_suite suite_labels_smack;
 extern const struct wl_suite suite_keys;
+extern const struct wl_suite suite_scenarios;
 extern const struct wl_suite suite_mount;
 extern const struct wl_suite suite_sb;
 extern const struct wl_suite suite_sb_quota;
@@ -25,6 +26,7 @@ const struct wl_suite *const wl_suites[] = {
 	&suite_labels_selinux,
 	&suite_labels_smack,
 	&suite_keys,
+	&suite_scenarios,
 	&suite_mount,
 	&suite_sb,
 	&suite_sb_quota,

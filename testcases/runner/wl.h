@@ -34,15 +34,23 @@ struct wl_suite {
 	 * model "off" when the kernel has no watchpol.
 	 */
 	bool per_model;
+	/* A data-driven suite lists its tests at run time instead of in .tests. */
+	const struct wl_dynamic *dynamic;
+};
+
+struct wl_dynamic {
+	size_t (*count)(void);		/* called once, before any test runs */
+	const char *(*name)(size_t i);
+	enum wl_result (*run)(size_t i);
 };
 
 #define WL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define WL_SUITE(sname, table) \
-	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), NULL, false }
+	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), NULL, false, NULL }
 #define WL_SUITE_IF(sname, table, pred) \
-	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), pred, false }
+	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), pred, false, NULL }
 #define WL_SCENARIO_SUITE(sname, table) \
-	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), NULL, true }
+	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), NULL, true, NULL }
 
 /* A watchlab.KEY=value from the kernel command line, or NULL. */
 const char *wl_cmdline(const char *key, char *buf, size_t len);

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * request_key.h - wlrun as /sbin/request-key, the upcall the kernel runs to
+ * construct a key, so the "instantiate" key scenarios can watch a key under
+ * construction before the upcall instantiates it.
+ */
+#ifndef WL_REQUEST_KEY_H
+#define WL_REQUEST_KEY_H
+
+/* The upcall reports the key id into ID_FIFO, then waits for GO_FIFO. */
+#define WL_UPCALL_ID_FIFO "/tmp/wls/upcall.id"
+#define WL_UPCALL_GO_FIFO "/tmp/wls/upcall.go"
+/* Why the upcall gave up, for the runner's diagnostics (it has no stdout). */
+#define WL_UPCALL_LOG "/tmp/wls/upcall.log"
+
+/* main() when run as request-key: "create KEY UID GID TRING PRING SRING". */
+int wl_request_key_upcall(int argc, char **argv);
+
+#endif /* WL_REQUEST_KEY_H */

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scenario.h - data-driven scenarios: the in-memory form of the files in
+ * testcases/scenarios/ (format: testcases/README.md), the parser, and the
+ * expectation lookup.  The parser is plain C with no runner dependencies,
+ * so the host builds it too (harness/scenario-lint.c).
+ */
+#ifndef WL_SCENARIO_H
+#define WL_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SCN_NAME_MAX 48
+#define SCN_LABEL_MAX 16
+#define SCN_MAX_EXPECT 16
+#define SCN_MAX_GROUPS 8
+
+enum scn_source { SCN_KEY, SCN_MOUNT, SCN_SB, SCN_BLOCK, SCN_USB, SCN_NR_SOURCES };
+
+enum scn_result { SCN_UNSET, SCN_DELIVERED, SCN_BLOCKED };
+
+/* Variant bits: a scenario runs once per transport and fput setting it names. */
+#define SCN_V_PIPE	0x01
+#define SCN_V_RING	0x02
+#define SCN_V_FPUT_ON	0x04
+#define SCN_V_FPUT_OFF	0x08
+#define SCN_V_TRANSPORTS (SCN_V_PIPE | SCN_V_RING)
+#define SCN_V_FPUT	(SCN_V_FPUT_ON | SCN_V_FPUT_OFF)
+
+/* Capabilities a party keeps across the uid switch (bit = CAP_* number). */
+#define SCN_CAP(n) (1ULL << (n))
+
+/* The watcher, the triggerer or the object's owner. */
+struct scn_party {
+	bool set;		/* the line was given */
+	bool kernel;		/* triggerer only: the kernel raises the event */
+	uid_t uid, euid, suid;
+	gid_t gid;
+	size_t ngroups;
+	gid_t groups[SCN_MAX_GROUPS];
+	char label[SCN_LABEL_MAX];	/* abstract label (policy/labels), "" = the runner's */
+	uint64_t caps;		/* kept after the uid switch (PR_SET_KEEPCAPS + capset) */
+	bool userns;		/* unshare a user namespace mapping root to uid */
+	bool mntns;		/* unshare a mount namespace (root only, or with userns) */
+};
+
+/* "expect SELECTOR,... RESULT": the last line that matches a cell wins. */
+struct scn_expect {
+	char profile[SCN_LABEL_MAX];	/* "*" or a profile */
+	char model[SCN_LABEL_MAX];	/* "*" or a model */
+	unsigned int variant;		/* 0: any, else one SCN_V_* bit */
+	enum scn_result result;
+};
+
+/* What the source's fixture provides and the action does (scenario_sources.c). */
+struct scn_action {
+	enum scn_source source;
+	const char *name;
+	unsigned int type, subtype;	/* the record the action posts */
+	bool async;			/* posted after the action returns */
+	bool destruction;		/* posted by a last fput(): runs fput on and off */
+};
+
+struct scenario {
+	char name[SCN_NAME_MAX];
+	const char *file;
+	unsigned int line;
+	char doc[160];
+	enum scn_source source;
+	char object[16];	/* key, keyring, mount, sb, sb-quota, sb-ext4, devices */
+	char object_opt[16];	/* key perm as text, "shared" for a mount, ... */
+	unsigned int perm;	/* key permission mask (0x3f3f3f3f when not given) */
+	struct scn_party owner, watcher, trigger;
+	struct scn_party setter;	/* sets the watch on the watcher's queue; unset: W */
+	const struct scn_action *action;
+	unsigned int ev_subtype;	/* the record checked (action's, or "event") */
+	bool perm_drop;		/* the owner withdraws the watcher's View after the watch */
+	unsigned int variants;	/* SCN_V_* */
+	size_t nexpect;
+	struct scn_expect expect[SCN_MAX_EXPECT];
+};
+
+struct scn_set {
+	size_t n, cap;
+	struct scenario *v;
+};
+
+extern const char *const scn_profiles[];	/* NULL-terminated */
+extern const char *const scn_models[];		/* NULL-terminated */
+
+/*
+ * Parse one scenario file and append its scenarios to set.  Returns 0, or -1
+ * with "file:line: reason" in err.  Names must be unique across the set;
+ * every profile x model x variant cell must have an expectation.
+ */
+int scn_parse_file(struct scn_set *set, const char *path, char *err, size_t errlen);
+
+/* Parse every *.scn file in dir, in name order. */
+int scn_parse_dir(struct scn_set *set, const char *dir, char *err, size_t errlen);
+
+void scn_set_free(struct scn_set *set);
+
+/* The expected result of one cell. */
+enum scn_result scn_expected(const struct scenario *s, const char *profile,
+			     const char *model, unsigned int variant);
+
+/* The variants a scenario runs in, one bit set per call: bits of SCN_V_*. */
+size_t scn_variant_list(const struct scenario *s, unsigned int *out, size_t max);
+
+/* "name", "name[ring]", "name[fput-off]", "name[ring,fput-on]": a matrix row. */
+void scn_row_name(const struct scenario *s, unsigned int variant, char *buf, size_t len);
+
+const char *scn_result_name(enum scn_result r);
+
+/* The action table (scenario_actions.c) and lookup by source and name. */
+const struct scn_action *scn_find_action(enum scn_source src, const char *name);
+const char *scn_source_name(enum scn_source src);
+/* Subtype by name for a source ("update", "new-mount", ...), or -1. */
+int scn_subtype(enum scn_source src, const char *name);
+const char *scn_subtype_name(enum scn_source src, unsigned int subtype);
+
+#endif /* WL_SCENARIO_H */

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scenario_run.c - run one scenario variant: fork the owner, the watcher,
+ * the setter and the triggerer, each under its own creds and label, and
+ * drive them in order over SOCK_SEQPACKET pairs (no sleeps).
+ *
+ * Whether an event was delivered is decided without a timeout: after the
+ * action, the watcher updates a "fence" key of its own, watched on the same
+ * queue.  Posting is synchronous for every source here, so a record the
+ * action posted is queued before the fence record; the watcher reads up to
+ * the fence.  Actions whose record is posted later (async, e.g. unix GC)
+ * get a bounded wait after the fence.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <keyutils.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+/* glibc's <fcntl.h> already defines what <linux/fcntl.h> would redefine. */
+#define _LINUX_FCNTL_H
+#include <linux/watch_queue.h>
+
+#include "label.h"
+#include "request_key.h"
+#include "scenario_run.h"
+#include "wl.h"
+
+#define FPUT_SYSCTL "/proc/sys/fs/fput_creds"
+#define STEP_TIMEOUT_MS 20000	/* a party that says nothing this long has hung */
+
+enum msg_kind {
+	MSG_READY, MSG_QUEUE, MSG_GO, MSG_DONE, MSG_DROP, MSG_HAND_OFF, MSG_RESULT, MSG_EXIT,
+};
+
+struct msg {
+	int32_t kind;
+	int32_t err;		/* 0, an errno, or -1 for "diagnosed failure" */
+	int64_t a, b;
+};
+
+struct proc {
+	pid_t pid;
+	int sock;		/* the runner's end */
+};
+
+static int send_msg(int sock, int kind, int err, int64_t a, int64_t b, int pass_fd)
+{
+	struct msg m = { .kind = kind, .err = err, .a = a, .b = b };
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (pass_fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+	}
+	if (sendmsg(sock, &mh, MSG_NOSIGNAL) != sizeof(m)) {
+		wl_diag("scenario: send message %d: %s", kind, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Receive one message of the wanted kind; *fd gets a passed fd (or -1). */
+static int recv_msg(int sock, int kind, struct msg *m, int *fd)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	if (fd)
+		*fd = -1;
+	if (poll(&pfd, 1, STEP_TIMEOUT_MS * (wl_debug_kernel() ? 10 : 1)) != 1) {
+		wl_diag("scenario: no message %d from a party (hung or died)", kind);
+		return -1;
+	}
+	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	if (n != sizeof(*m) || m->kind != kind) {
+		wl_diag("scenario: want message %d, got %zd bytes kind %d", kind, n,
+			n == sizeof(*m) ? m->kind : -1);
+		return -1;
+	}
+	c = CMSG_FIRSTHDR(&mh);
+	if (fd && c && c->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return 0;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = write(fd, text, strlen(text));
+		close(fd);
+	}
+	if (n != (ssize_t)strlen(text)) {
+		wl_diag("write '%s' to %s: %s", text, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Keep exactly caps (effective and permitted) after the uid switch. */
+static int set_caps(uint64_t caps)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {
+		{ .effective = (uint32_t)caps, .permitted = (uint32_t)caps },
+		{ .effective = (uint32_t)(caps >> 32), .permitted = (uint32_t)(caps >> 32) },
+	};
+
+	if (syscall(SYS_capset, &h, d)) {
+		wl_diag("capset(0x%llx): %s", (unsigned long long)caps, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* An unprivileged user namespace in which the caller is root. */
+static int enter_userns(const struct scn_party *p)
+{
+	char map[32];
+
+	if (unshare(CLONE_NEWUSER | (p->mntns ? CLONE_NEWNS : 0))) {
+		wl_diag("unshare(CLONE_NEWUSER%s) as uid %u: %s",
+			p->mntns ? "|CLONE_NEWNS" : "", p->uid, strerror(errno));
+		return -1;
+	}
+	snprintf(map, sizeof(map), "0 %u 1", p->uid);
+	if (write_file("/proc/self/uid_map", map) ||
+	    write_file("/proc/self/setgroups", "deny"))
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1", p->gid);
+	return write_file("/proc/self/gid_map", map);
+}
+
+/*
+ * "object" is not a domain under SELinux: a party labelled object (a key's
+ * owner) keeps its domain and creates keys with that context instead.
+ */
+static int enter_label(const char *name)
+{
+	char l[128];
+
+	if (strcmp(name, "object") == 0 && strcmp(wl_profile(), "selinux") == 0)
+		return wl_label_lookup(name, l, sizeof(l)) ? -1 :
+		       write_file("/proc/self/attr/keycreate", l);
+	return wl_label_enter(name);
+}
+
+/* Become the party: label, mount namespace, groups, uids, caps, user namespace. */
+static int enter_party(const struct scn_party *p)
+{
+	struct wl_creds c = {
+		.uid = p->uid, .euid = p->euid, .suid = p->suid, .gid = p->gid,
+		.ngroups = p->ngroups,
+	};
+
+	memcpy(c.groups, p->groups, sizeof(p->groups));
+	if (p->label[0] && enter_label(p->label))
+		return -1;
+	if (p->mntns && !p->userns && unshare(CLONE_NEWNS)) {
+		wl_diag("unshare(CLONE_NEWNS): %s", strerror(errno));
+		return -1;
+	}
+	if (p->caps && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0)) {
+		wl_diag("PR_SET_KEEPCAPS: %s", strerror(errno));
+		return -1;
+	}
+	if (wl_drop_creds(&c))
+		return -1;
+	/* A uid change clears it; /proc/self/uid_map needs it set. */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)) {
+		wl_diag("PR_SET_DUMPABLE: %s", strerror(errno));
+		return -1;
+	}
+	if (p->caps && set_caps(p->caps))
+		return -1;
+	return p->userns ? enter_userns(p) : 0;
+}
+
+static int proc_start(struct proc *pr, struct scn_ctx *c, const struct scn_party *who,
+		      int (*fn)(struct scn_ctx *, int))
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		wl_diag("socketpair: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pr->pid = fork();
+	if (pr->pid < 0) {
+		wl_diag("fork: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (pr->pid == 0) {
+		close(sv[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (enter_party(who))
+			_exit(125);
+		_exit(fn(c, sv[1]) ? 1 : 0);
+	}
+	close(sv[1]);
+	pr->sock = sv[0];
+	return 0;
+}
+
+/* Reap a party; true if it exited 0. */
+static bool proc_end(struct proc *pr, bool kill_it)
+{
+	int status;
+
+	if (pr->pid <= 0)
+		return true;
+	if (kill_it)
+		kill(pr->pid, SIGKILL);
+	close(pr->sock);
+	if (waitpid(pr->pid, &status, 0) != pr->pid)
+		return false;
+	pr->pid = 0;
+	if (!kill_it && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		wl_diag("scenario party exited with %s %d",
+			WIFEXITED(status) ? "status" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		return false;
+	}
+	return true;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct drained {
+	bool delivered, fence;
+	unsigned int others;		/* records of the scenario's watch, other subtypes */
+	unsigned int other_type, other_subtype;
+};
+
+/* Read the queue up to the fence record (and, for async actions, a while more). */
+static int drain(struct scn_ctx *c, int q, struct drained *d)
+{
+	const struct scn_action *a = c->s->action;
+	long scale = wl_debug_kernel() ? 10 : 1;
+	long deadline = now_ms() + 5000 * scale, settle = 0;
+
+	memset(d, 0, sizeof(*d));
+	for (;;) {
+		long left = (settle ? settle : deadline) - now_ms();
+		struct wl_record rec;
+		int r;
+
+		if (left <= 0 || (d->fence && d->delivered))
+			break;
+		r = wl_wq_read(q, &rec, (int)left);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		if (rec.watch_id == SCN_FENCE_ID && rec.type == WATCH_TYPE_KEY_NOTIFY &&
+		    rec.subtype == NOTIFY_KEY_UPDATED) {
+			d->fence = true;
+			if (!a->async)
+				break;
+			settle = now_ms() + 1000 * scale;
+		} else if (rec.watch_id == SCN_WATCH_ID && rec.type == a->type &&
+			   rec.subtype == c->s->ev_subtype) {
+			d->delivered = true;
+		} else if (rec.watch_id == SCN_WATCH_ID && rec.type != WATCH_TYPE_META) {
+			d->others++;
+			d->other_type = rec.type;
+			d->other_subtype = rec.subtype;
+		}
+	}
+	if (!d->fence) {
+		wl_diag("watcher: the fence record never arrived");
+		return -1;
+	}
+	return 0;
+}
+
+/* The watcher: open the queue, set the fence, set (or hand over) the watch. */
+static int watcher_main(struct scn_ctx *c, int sock)
+{
+	enum wl_transport t = c->variant & SCN_V_RING ? WL_TRANSPORT_RING : WL_TRANSPORT_PIPE;
+	struct drained d;
+	key_serial_t fence;
+	struct msg m;
+	int q, err = 0;
+
+	q = wl_queue_open(t, 256);
+	if (q < 0)
+		return -1;
+	fence = add_key("user", "wl-fence", "0", 1, KEY_SPEC_PROCESS_KEYRING);
+	if (fence < 0 || keyctl(KEYCTL_WATCH_KEY, fence, q, SCN_FENCE_ID)) {
+		wl_diag("watcher: fence key: %s", strerror(errno));
+		return -1;
+	}
+	if (c->s->setter.set) {
+		if (c->mfd >= 0)
+			close(c->mfd);
+		if (send_msg(sock, MSG_QUEUE, 0, 0, 0, q) || recv_msg(sock, MSG_READY, &m, NULL))
+			return -1;
+	} else if (strcmp(c->s->action->name, "instantiate") == 0) {
+		/*
+		 * KEYCTL_WATCH_KEY waits until a key under construction is
+		 * instantiated (lookup_user_key() without KEY_LOOKUP_PARTIAL):
+		 * say ready first, the watch lands after the upcall is done.
+		 */
+		if (send_msg(sock, MSG_READY, 0, 0, 0, -1))
+			return -1;
+		err = scn_watch(c, q, SCN_WATCH_ID);
+		if (err) {
+			wl_diag("watcher: watch the constructed key: %s", strerror(err));
+			return -1;
+		}
+	} else {
+		err = scn_watch(c, q, SCN_WATCH_ID);
+		/* Drop our copy of an fsmount fd before the runner goes on. */
+		if (c->mfd >= 0)
+			close(c->mfd);
+		if (send_msg(sock, MSG_READY, err, 0, 0, -1))
+			return -1;
+		if (err)
+			return 0;	/* refused: the runner records "blocked" */
+	}
+	if (recv_msg(sock, MSG_GO, &m, NULL))
+		return -1;
+	if (keyctl_update(fence, "1", 1)) {
+		wl_diag("watcher: update the fence: %s", strerror(errno));
+		return -1;
+	}
+	if (drain(c, q, &d))
+		return -1;
+	return send_msg(sock, MSG_RESULT, 0, d.delivered,
+			d.others ? (d.others << 16 | d.other_type << 8 | d.other_subtype) : 0, -1);
+}
+
+static int setter_main(struct scn_ctx *c, int sock)
+{
+	return send_msg(sock, MSG_READY, scn_watch(c, c->qfd, SCN_WATCH_ID), 0, 0, -1);
+}
+
+static int trigger_main(struct scn_ctx *c, int sock)
+{
+	return send_msg(sock, MSG_DONE, scn_act(c) ? -1 : 0, 0, 0, -1);
+}
+
+/* The owner: create the object, then serve perm-drop and the fd hand-off. */
+static int owner_main(struct scn_ctx *c, int sock)
+{
+	struct msg m;
+
+	if (scn_object_create(c)) {
+		send_msg(sock, MSG_READY, -1, 0, 0, -1);
+		return -1;
+	}
+	if (send_msg(sock, MSG_READY, 0, c->key, c->member, -1))
+		return -1;
+	for (;;) {
+		struct pollfd pfd = { .fd = sock, .events = POLLIN };
+		int err;
+
+		if (poll(&pfd, 1, -1) != 1 || recv(sock, &m, sizeof(m), 0) != sizeof(m))
+			return 0;	/* the runner closed: the scenario is over */
+		if (m.kind == MSG_EXIT)
+			return 0;
+		err = m.kind == MSG_DROP ? scn_object_drop_view(c) :
+		      c->s->source == SCN_KEY ? scn_object_request(c) : scn_object_hand_off(c);
+		if (send_msg(sock, MSG_DONE, err, 0, 0, -1))
+			return -1;
+	}
+}
+
+static int ask(struct proc *pr, int kind)
+{
+	struct msg m;
+
+	if (send_msg(pr->sock, kind, 0, 0, 0, -1) || recv_msg(pr->sock, MSG_DONE, &m, NULL))
+		return -1;
+	return m.err ? -1 : 0;
+}
+
+/* Set the fput switch for a destruction variant; returns the old value. */
+static int set_fput(unsigned int variant, char *old, size_t len)
+{
+	int fd;
+	ssize_t n;
+
+	old[0] = '\0';
+	if (!(variant & SCN_V_FPUT))
+		return 0;
+	fd = open(FPUT_SYSCTL, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, old, len - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		wl_diag("read %s: %s", FPUT_SYSCTL, strerror(errno));
+		return -1;
+	}
+	old[n] = '\0';
+	return write_file(FPUT_SYSCTL, variant & SCN_V_FPUT_ON ? "1" : "0");
+}
+
+/* Watcher ready and watch set (by the watcher or the setter): 0, or the errno. */
+static int set_watch(struct scn_ctx *c, struct proc *w, struct proc *setter)
+{
+	struct msg m;
+	int err;
+
+	if (!c->s->setter.set) {
+		if (recv_msg(w->sock, MSG_READY, &m, NULL))
+			return -1;
+		return m.err;
+	}
+	if (recv_msg(w->sock, MSG_QUEUE, &m, &c->qfd) || c->qfd < 0)
+		return -1;
+	err = proc_start(setter, c, &c->s->setter, setter_main);
+	close(c->qfd);
+	if (err || recv_msg(setter->sock, MSG_READY, &m, NULL))
+		return -1;
+	err = m.err;
+	if (!proc_end(setter, false) || send_msg(w->sock, MSG_READY, 0, 0, 0, -1))
+		return -1;
+	return err;
+}
+
+static bool instantiating(const struct scn_ctx *c)
+{
+	return strcmp(c->s->action->name, "instantiate") == 0;
+}
+
+/* The owner's request_key() has started the upcall: learn the key's id. */
+static int read_upcall_key(struct scn_ctx *c)
+{
+	int fd = open(WL_UPCALL_ID_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char buf[16] = "";
+	ssize_t n;
+
+	if (fd < 0 || poll(&pfd, 1, STEP_TIMEOUT_MS) != 1) {
+		char why[160] = "no " WL_UPCALL_LOG;
+		int log = open(WL_UPCALL_LOG, O_RDONLY | O_CLOEXEC);
+
+		if (log >= 0) {
+			ssize_t n = read(log, why, sizeof(why) - 1);
+
+			why[n > 0 ? n : 0] = '\0';
+			close(log);
+		}
+		wl_diag("the request-key upcall never reported its key (%s)", why);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	c->key = n > 0 ? atoi(buf) : 0;
+	return c->key > 0 ? 0 : -1;
+}
+
+/* "trigger kernel": let the upcall go on and instantiate the key. */
+static int kernel_trigger(struct proc *owner)
+{
+	struct msg m;
+	int fd = open(WL_UPCALL_GO_FIFO, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "g", 1) != 1) {
+		wl_diag("release the upcall: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	/* The requester's request_key() returns once the key is instantiated. */
+	if (recv_msg(owner->sock, MSG_DONE, &m, NULL) || m.err) {
+		wl_diag("the owner's request_key() failed");
+		return -1;
+	}
+	return 0;
+}
+
+static enum scn_result run_parties(struct scn_ctx *c)
+{
+	const struct scenario *s = c->s;
+	struct proc owner = { 0 }, w = { 0 }, setter = { 0 }, t = { 0 };
+	enum scn_result res = SCN_UNSET;
+	struct msg m;
+	int werr;
+
+	if (s->owner.set && s->source == SCN_KEY) {
+		if (proc_start(&owner, c, &s->owner, owner_main) ||
+		    recv_msg(owner.sock, MSG_READY, &m, NULL) || m.err)
+			goto out;
+		c->key = (int32_t)m.a;
+		c->member = (int32_t)m.b;
+		if (instantiating(c) &&
+		    (send_msg(owner.sock, MSG_HAND_OFF, 0, 0, 0, -1) || read_upcall_key(c)))
+			goto out;
+	}
+	if (proc_start(&w, c, &s->watcher, watcher_main))
+		goto out;
+	werr = set_watch(c, &w, &setter);
+	if (werr < 0)
+		goto out;
+	if (werr) {
+		/* The watch was refused: nothing can be delivered. */
+		if (werr != EACCES && werr != EPERM) {
+			wl_diag("setting the watch failed with %s, not a policy denial",
+				strerror(werr));
+			goto out;
+		}
+		wl_diag("%s: the watch was refused (%s)", s->name, strerror(werr));
+		res = SCN_BLOCKED;
+		goto out;
+	}
+	if (s->perm_drop && ask(&owner, MSG_DROP))
+		goto out;
+	/*
+	 * An fd hand-off (fsmount-pass-close) is complete, the owner's copy
+	 * closed, before the triggerer starts: the triggerer's close is last.
+	 */
+	if (s->owner.set && s->source != SCN_KEY) {
+		if (proc_start(&owner, c, &s->owner, owner_main) ||
+		    recv_msg(owner.sock, MSG_READY, &m, NULL))
+			goto out;
+		close(c->mfd);
+		c->mfd = -1;
+		if (ask(&owner, MSG_HAND_OFF))
+			goto out;
+	}
+	if (s->trigger.kernel) {
+		if (kernel_trigger(&owner))
+			goto out;
+	} else if (proc_start(&t, c, &s->trigger, trigger_main)) {
+		goto out;
+	}
+	/* From here on the runner holds no reference to the object. */
+	if (c->mfd >= 0) {
+		close(c->mfd);
+		c->mfd = -1;
+	}
+	if (c->pass[0] >= 0) {
+		close(c->pass[0]);
+		close(c->pass[1]);
+		c->pass[0] = c->pass[1] = -1;
+	}
+	if (t.pid && (recv_msg(t.sock, MSG_DONE, &m, NULL) || m.err)) {
+		wl_diag("%s: the triggerer's action failed", s->name);
+		goto out;
+	}
+	if (!proc_end(&t, false) || send_msg(w.sock, MSG_GO, 0, 0, 0, -1) ||
+	    recv_msg(w.sock, MSG_RESULT, &m, NULL))
+		goto out;
+	if (m.b)
+		wl_diag("%s: %lld other record(s) on the watch, last type %lld subtype %lld",
+			s->name, (long long)(m.b >> 16), (long long)((m.b >> 8) & 0xff),
+			(long long)(m.b & 0xff));
+	res = m.a ? SCN_DELIVERED : SCN_BLOCKED;
+out:
+	proc_end(&t, true);
+	proc_end(&setter, true);
+	if (res != SCN_UNSET && !proc_end(&w, false))
+		res = SCN_UNSET;
+	proc_end(&w, true);
+	proc_end(&owner, true);
+	return res;
+}
+
+enum scn_result scn_run(const struct scenario *s, unsigned int variant)
+{
+	struct scn_ctx c = {
+		.s = s, .variant = variant, .mfd = -1, .pass = { -1, -1 }, .qfd = -1,
+	};
+	enum scn_result res = SCN_UNSET;
+	char old[8];
+
+	if (set_fput(variant, old, sizeof(old)))
+		return SCN_UNSET;
+	if (scn_fixture_setup(&c) == 0)
+		res = run_parties(&c);
+	scn_fixture_teardown(&c);
+	if (old[0] && write_file(FPUT_SYSCTL, old))
+		res = SCN_UNSET;
+	return res;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scenario_run.h - running one scenario variant: the context the parties
+ * share, the per-source operations (scenario_sources.c) and the engine
+ * (scenario_run.c).
+ */
+#ifndef WL_SCENARIO_RUN_H
+#define WL_SCENARIO_RUN_H
+
+#include <stdint.h>
+
+#include "scenario.h"
+
+#define SCN_WATCH_ID 0x5c
+#define SCN_FENCE_ID 0xfe
+
+/* One run: built by the runner before it forks the parties, read by them. */
+struct scn_ctx {
+	const struct scenario *s;
+	unsigned int variant;
+	char dir[64];		/* the fixture's mount point (mount and sb sources) */
+	char attr[96];		/* sb-ext4: its trigger_fs_error attribute */
+	int mfd;		/* fsmount objects: the detached tree's fd, else -1 */
+	int pass[2];		/* fsmount-pass-close: owner -> triggerer socket */
+	int qfd;		/* setter: the watcher's queue */
+	int32_t key, member;	/* key objects: the object and its keyring member */
+};
+
+/* As the runner: build and remove the object's fixture (mounts, fsmount). */
+int scn_fixture_setup(struct scn_ctx *c);
+void scn_fixture_teardown(struct scn_ctx *c);
+
+/* As the owner: create the object (keys); 0 or -1 (diagnosed). */
+int scn_object_create(struct scn_ctx *c);
+/* As the owner: withdraw View from everyone but the possessor (perm-drop). */
+int scn_object_drop_view(struct scn_ctx *c);
+/* As the owner of an "instantiate" key: request_key(), blocking in the upcall. */
+int scn_object_request(struct scn_ctx *c);
+/* As the owner, after the watch is set: the fsmount-pass-close hand-off. */
+int scn_object_hand_off(struct scn_ctx *c);
+
+/* As the watcher or setter: set the watch; 0 or the errno. */
+int scn_watch(struct scn_ctx *c, int qfd, int watch_id);
+
+/* As the triggerer: the action; 0, or -1 (diagnosed). */
+int scn_act(struct scn_ctx *c);
+
+/*
+ * Run one variant of a scenario under the policy in force.  Returns the
+ * observed SCN_DELIVERED or SCN_BLOCKED, or SCN_UNSET when the scenario
+ * could not be run as written (diagnosed).
+ */
+enum scn_result scn_run(const struct scenario *s, unsigned int variant);
+
+#endif /* WL_SCENARIO_RUN_H */
