@@ -4,6 +4,7 @@
 
 extern const struct wl_suite suite_boot;
 extern const struct wl_suite suite_keys;
+extern const struct wl_suite suite_ring;
 extern const struct wl_suite suite_mount;
 extern const struct wl_suite suite_sb;
 extern const struct wl_suite suite_sb_quota;
@@ -19,6 +20,7 @@ extern const struct wl_suite suite_kmemleak;
 const struct wl_suite *const wl_suites[] = {
 	&suite_boot,
 	&suite_keys,
+	&suite_ring,
 	&suite_mount,
 	&suite_sb,
 	&suite_sb_quota,
