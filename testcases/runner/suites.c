@@ -6,7 +6,9 @@ extern const struct wl_suite suite_boot;
 extern const struct wl_suite suite_keys;
 extern const struct wl_suite suite_ring;
 extern const struct wl_suite suite_mount;
+extern const struct wl_suite suite_mount_ring;
 extern const struct wl_suite suite_sb;
+extern const struct wl_suite suite_sb_ring;
 extern const struct wl_suite suite_sb_quota;
 extern const struct wl_suite suite_sb_ext4;
 extern const struct wl_suite suite_fput;
@@ -22,7 +24,9 @@ const struct wl_suite *const wl_suites[] = {
 	&suite_keys,
 	&suite_ring,
 	&suite_mount,
+	&suite_mount_ring,
 	&suite_sb,
+	&suite_sb_ring,
 	&suite_sb_quota,
 	&suite_sb_ext4,
 	&suite_fput,
