@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * suite_keys.c - key notifications through 6.12's pipe queue: the events a
- * key owner sees on its own keys, the View check on setting a watch, and
- * the loss record when the queue overflows.
+ * suite_keys.c - key notifications on both transports (6.12's pipe queue
+ * and the /dev/watch_queue ring): the events a key owner sees on its own
+ * keys, the View check on setting a watch, and what the reader is told
+ * when the queue overflows (a loss record on the pipe, the overrun flag on
+ * the ring).  Matrix scenarios on the ring end in "-ring".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -73,18 +75,23 @@ static void matrix_cell(const char *scenario, bool delivered)
 		  delivered ? "delivered" : "blocked");
 }
 
-/*
- * As the caller's uid: make a keyring and a key, watch both, then link the
- * key into the keyring, update it and revoke it.  Runs in a child.
- */
-static int own_keyring_events(void *arg)
+/* The suffix a transport's matrix scenarios carry: none for the pipe. */
+static const char *scenario_suffix(enum wl_transport t)
 {
-	const char *who = arg;
+	return t == WL_TRANSPORT_PIPE ? "" : t == WL_TRANSPORT_RING ? "-ring" : "-?";
+}
+
+/*
+ * As the caller's uid: make a keyring and a key, watch both on a queue of
+ * transport t, then link the key into the keyring, update it and revoke it.
+ */
+static int own_keyring_events_on(const char *who, enum wl_transport t)
+{
 	char scenario[64];
 	key_serial_t ring, key;
 	int fd, bad = 0;
 
-	fd = wl_wq_open(32);
+	fd = wl_queue_open(t, 32);
 	if (fd < 0)
 		return 1;
 	ring = add_key("keyring", "wl-ring", NULL, 0, KEY_SPEC_PROCESS_KEYRING);
@@ -121,7 +128,8 @@ static int own_keyring_events(void *arg)
 			wl_diag("%s: keyctl %s: %s", who, steps[i].op, strerror(errno));
 			return 1;
 		}
-		snprintf(scenario, sizeof(scenario), "key-own-%s-%s", who, steps[i].op);
+		snprintf(scenario, sizeof(scenario), "key-own-%s-%s%s", who, steps[i].op,
+			 scenario_suffix(t));
 		if (expect_key_event(fd, &steps[i].ev)) {
 			matrix_cell(scenario, false);
 			bad = 1;
@@ -132,6 +140,18 @@ static int own_keyring_events(void *arg)
 	if (!bad && no_more_records(fd, "revoke"))
 		bad = 1;
 	wl_wq_close(fd);
+	if (bad)
+		wl_diag("%s: failed on the %s transport", who, wl_transport_name(t));
+	return bad;
+}
+
+/* own_keyring_events_on() on every transport.  Runs in a child. */
+static int own_keyring_events(void *arg)
+{
+	int bad = 0;
+
+	for (int t = 0; t < WL_TRANSPORT_NR; t++)
+		bad |= own_keyring_events_on(arg, t);
 	return bad;
 }
 
@@ -149,27 +169,35 @@ static enum wl_result own_keyring_events_uid1000(void)
 	return wl_run_as(&user, own_keyring_events, "uid1000") == 0 ? WL_PASS : WL_FAIL;
 }
 
-/* uid 1000 may not watch a key it cannot view: EACCES, and no watch is set. */
+/*
+ * uid 1000 may not watch a key it cannot view, whatever the queue's
+ * transport: EACCES, and no watch is set.
+ */
 static int watch_unviewable(void *arg)
 {
 	key_serial_t key = *(key_serial_t *)arg;
-	int fd = wl_wq_open(32);
-	long r;
-	int err;
+	char scenario[64];
+	int bad = 0;
 
-	if (fd < 0)
-		return 1;
-	r = keyctl_watch_key(key, fd, 1);
-	err = errno;
-	wl_wq_close(fd);
-	wl_matrix("key-watch-without-view", wl_model(), "blocked",
-		  r == 0 ? "delivered" : "blocked");
-	if (r != -1 || err != EACCES) {
-		wl_diag("KEYCTL_WATCH_KEY on key %d without View returned %ld (%s), want EACCES",
-			key, r, r ? strerror(err) : "success");
-		return 1;
+	for (int t = 0; t < WL_TRANSPORT_NR; t++) {
+		int fd = wl_queue_open(t, 32), err;
+		long r;
+
+		if (fd < 0)
+			return 1;
+		r = keyctl_watch_key(key, fd, 1);
+		err = errno;
+		wl_wq_close(fd);
+		snprintf(scenario, sizeof(scenario), "key-watch-without-view%s",
+			 scenario_suffix(t));
+		wl_matrix(scenario, wl_model(), "blocked", r == 0 ? "delivered" : "blocked");
+		if (r != -1 || err != EACCES) {
+			wl_diag("%s: KEYCTL_WATCH_KEY on key %d without View returned %ld (%s), want EACCES",
+				wl_transport_name(t), key, r, r ? strerror(err) : "success");
+			bad = 1;
+		}
 	}
-	return 0;
+	return bad;
 }
 
 static enum wl_result watch_without_view_is_eacces(void)
@@ -224,11 +252,56 @@ static enum wl_result overflow_delivers_loss_record(void)
 	return WL_PASS;
 }
 
+/*
+ * Overflow a one-page ring: the records that fit arrive, the rest are
+ * lost, and once the reader has made room the next record carries
+ * WATCH_INFO_OVERRUN (the ring has no loss record).
+ */
+static enum wl_result overflow_sets_overrun_flag_ring(void)
+{
+	unsigned int updates = 0, flagged = 0, total = 400;
+	struct wl_record rec;
+	key_serial_t key;
+	int fd, r;
+
+	fd = wl_queue_open(WL_TRANSPORT_RING, 1);
+	WL_EXPECT(fd >= 0, "could not open a notification ring");
+	key = add_key("user", "wl-flood-ring", "x", 1, KEY_SPEC_PROCESS_KEYRING);
+	WL_EXPECT(key > 0, "add_key: %s", strerror(errno));
+	WL_EXPECT(keyctl_watch_key(key, fd, 3) == 0, "KEYCTL_WATCH_KEY: %s", strerror(errno));
+	for (unsigned int i = 0; i < total; i++)
+		WL_EXPECT(keyctl_update(key, "y", 1) == 0, "keyctl_update: %s", strerror(errno));
+	while ((r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 5)) > 0) {
+		WL_EXPECT(rec.type == WATCH_TYPE_KEY_NOTIFY &&
+			  rec.subtype == NOTIFY_KEY_UPDATED && rec.watch_id == 3,
+			  "unexpected record type %u subtype %u watch %u",
+			  rec.type, rec.subtype, rec.watch_id);
+		updates++;
+		flagged += !!(rec.info & WATCH_INFO_OVERRUN);
+	}
+	WL_EXPECT(r == 0, "reading the ring failed");
+	WL_EXPECT(updates > 0 && updates < total && flagged == 0,
+		  "want some but not all %u updates, none flagged; got %u, %u flagged",
+		  total, updates, flagged);
+	WL_EXPECT(keyctl_update(key, "z", 1) == 0, "keyctl_update: %s", strerror(errno));
+	r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS * 4);
+	wl_wq_close(fd);
+	wl_diag("%u updates posted, %u delivered before the reader made room", total, updates);
+	wl_matrix("key-queue-overflow-loss-record-ring", wl_model(), "delivered",
+		  r > 0 && (rec.info & WATCH_INFO_OVERRUN) ? "delivered" : "blocked");
+	WL_EXPECT(r == 1, "no record after the reader made room");
+	WL_EXPECT(rec.info & WATCH_INFO_OVERRUN,
+		  "the first record after the loss (info %#x) lacks WATCH_INFO_OVERRUN",
+		  rec.info);
+	return WL_PASS;
+}
+
 static const struct wl_test tests[] = {
 	{ "own_keyring_events_uid0", own_keyring_events_uid0 },
 	{ "own_keyring_events_uid1000", own_keyring_events_uid1000 },
 	{ "watch_without_view_is_eacces", watch_without_view_is_eacces },
 	{ "overflow_delivers_loss_record", overflow_delivers_loss_record },
+	{ "overflow_sets_overrun_flag_ring", overflow_sets_overrun_flag_ring },
 };
 
 WL_SCENARIO_SUITE(suite_keys, tests);

@@ -146,7 +146,7 @@ static enum wl_result new_readonly_unmount(void)
 
 	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	base_id = wl_mnt_id(BASE, false);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE, 0, fd, 0x12) == 0,
 		  "watch_mount(%s): %s", BASE, strerror(errno));
@@ -198,7 +198,7 @@ static enum wl_result setattr_events(void)
 	WL_EXPECT(wl_tmpfs(BASE "/s", NULL) == 0, "mount %s/s", BASE);
 	base_id = wl_mnt_id(BASE, false);
 	child_id = wl_mnt_id(BASE "/s", false);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	/* One watch on the child itself, one on the parent. */
 	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE "/s", 0, fd, 1) == 0,
@@ -266,7 +266,7 @@ static enum wl_result move_events(void)
 	p1 = wl_mnt_id(BASE "/p1", false);
 	p2 = wl_mnt_id(BASE "/p2", false);
 	m = wl_mnt_id(BASE "/p1/m", false);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE, 0, fd, 7) == 0,
 		  "watch_mount: %s", strerror(errno));
@@ -297,7 +297,7 @@ static enum wl_result expiry_event(void)
 	WL_EXPECT(wl_tmpfs(BASE "/e", NULL) == 0, "mount e");
 	base_id = wl_mnt_id(BASE, false);
 	e = wl_mnt_id(BASE "/e", false);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE, 0, fd, 9) == 0,
 		  "watch_mount: %s", strerror(errno));
@@ -327,7 +327,7 @@ static enum wl_result subtree_selection(void)
 	WL_EXPECT(wl_mkdir(BASE "/watched") == 0 && wl_mkdir(BASE "/other") == 0, "mkdir");
 	WL_EXPECT(wl_mkdir(BASE "/watched/deep") == 0, "mkdir");
 	base_id = wl_mnt_id(BASE, false);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE "/watched", 0, fd, 3) == 0,
 		  "watch_mount(watched): %s", strerror(errno));
@@ -378,7 +378,7 @@ static enum wl_result subtype_filter(void)
 
 	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	base_id = wl_mnt_id(BASE, false);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(set_filter(fd, 1U << NOTIFY_MOUNT_UNMOUNT, 0, 0) == 0, "filter");
 	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE, 0, fd, 4) == 0,
@@ -410,7 +410,7 @@ static enum wl_result info_filter(void)
 	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	WL_EXPECT(wl_tmpfs(BASE "/c", NULL) == 0, "mount c");
 	c = wl_mnt_id(BASE "/c", false);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(set_filter(fd, ~0U, NOTIFY_MOUNT_IN_SUBTREE, 0) == 0, "filter");
 	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE, 0, fd, 5) == 0, "watch parent: %s",
@@ -440,7 +440,7 @@ static enum wl_result remove_explicit(void)
 
 	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	uid = wl_mnt_id(BASE, true);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE, 0, fd, 0x42) == 0, "watch: %s",
 		  strerror(errno));
@@ -475,7 +475,7 @@ static enum wl_result remove_by_unmount(void)
 	WL_EXPECT(wl_tmpfs(BASE "/g", NULL) == 0, "mount g");
 	g = wl_mnt_id(BASE "/g", false);
 	uid = wl_mnt_id(BASE "/g", true);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE "/g", 0, fd, 0x33) == 0, "watch: %s",
 		  strerror(errno));
@@ -504,7 +504,7 @@ static enum wl_result close_queue_unpins(void)
 	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	WL_EXPECT(wl_tmpfs(BASE "/h", NULL) == 0, "mount h");
 	WL_EXPECT(wl_mkdir(BASE "/h/sub") == 0, "mkdir");
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE "/h/sub", 0, fd, 1) == 0, "watch: %s",
 		  strerror(errno));
@@ -534,7 +534,7 @@ static enum wl_result fsmount_dissolve(void)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
 	id = wl_mnt_id(path, false);
 	uid = wl_mnt_id(path, true);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(wl_watch_mount(mfd, "", AT_EMPTY_PATH, fd, 0x21) == 0,
 		  "watch_mount(fsmount fd, AT_EMPTY_PATH): %s", strerror(errno));
@@ -559,8 +559,8 @@ static enum wl_result argument_errors(void)
 	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	file = open(BASE "/file", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
 	WL_EXPECT(file >= 0, "create file: %s", strerror(errno));
-	fd = wl_wq_open(64);
-	other = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
+	other = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0 && other >= 0, "notification pipes");
 
 	const struct {
@@ -626,7 +626,7 @@ static enum wl_result watch_after_lazy_umount(void)
 	dfd = open(BASE "/l", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	WL_EXPECT(dfd >= 0, "open: %s", strerror(errno));
 	WL_EXPECT(umount2(BASE "/l", MNT_DETACH) == 0, "lazy umount: %s", strerror(errno));
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	r = wl_watch_mount(dfd, "", AT_EMPTY_PATH, fd, 1);
 	WL_EXPECT(wl_want_errno("watch on a lazily unmounted mount", r, ENOENT) == 0,
@@ -653,4 +653,36 @@ static const struct wl_test tests[] = {
 	{ "watch_after_lazy_umount", watch_after_lazy_umount },
 };
 
+WL_VFS_ON_RING(new_readonly_unmount)
+WL_VFS_ON_RING(setattr_events)
+WL_VFS_ON_RING(move_events)
+WL_VFS_ON_RING(expiry_event)
+WL_VFS_ON_RING(subtree_selection)
+WL_VFS_ON_RING(subtype_filter)
+WL_VFS_ON_RING(info_filter)
+WL_VFS_ON_RING(remove_explicit)
+WL_VFS_ON_RING(remove_by_unmount)
+WL_VFS_ON_RING(close_queue_unpins)
+WL_VFS_ON_RING(fsmount_dissolve)
+WL_VFS_ON_RING(argument_errors)
+WL_VFS_ON_RING(watch_after_lazy_umount)
+
+static const struct wl_test ring_tests[] = {
+	{ "new_readonly_unmount", new_readonly_unmount_ring },
+	{ "setattr_events", setattr_events_ring },
+	{ "move_events", move_events_ring },
+	{ "expiry_event", expiry_event_ring },
+	{ "subtree_selection", subtree_selection_ring },
+	{ "subtype_filter", subtype_filter_ring },
+	{ "info_filter", info_filter_ring },
+	{ "remove_explicit", remove_explicit_ring },
+	{ "remove_by_unmount", remove_by_unmount_ring },
+	{ "close_queue_unpins", close_queue_unpins_ring },
+	{ "fsmount_dissolve", fsmount_dissolve_ring },
+	{ "argument_errors", argument_errors_ring },
+	{ "watch_after_lazy_umount", watch_after_lazy_umount_ring },
+};
+
 WL_SUITE(suite_mount, tests);
+/* The same tests with their queues on the /dev/watch_queue ring. */
+WL_SUITE(suite_mount_ring, ring_tests);

@@ -87,7 +87,7 @@ static enum wl_result readonly_toggle(void)
 	umount2(SB_BASE, MNT_DETACH);
 	WL_EXPECT(wl_tmpfs(SB_BASE, NULL) == 0, "scratch tmpfs");
 	id = sb_id_of(SB_BASE);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, 0x31) == 0, "watch_sb: %s",
 		  strerror(errno));
@@ -149,7 +149,7 @@ static enum wl_result edquot_from_tmpfs_quota(void)
 		  "tmpfs with usrquota: %s", strerror(errno));
 	WL_EXPECT(chmod(SB_BASE, 01777) == 0, "chmod: %s", strerror(errno));
 	id = sb_id_of(SB_BASE);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, 0x32) == 0, "watch_sb: %s",
 		  strerror(errno));
@@ -189,7 +189,7 @@ static enum wl_result error_from_ext4(void)
 	id = sb_id_of(SB_BASE);
 	snprintf(dev, sizeof(dev), "loop%u", (unsigned int)(id & 0xff));
 	snprintf(attr, sizeof(attr), "/sys/fs/ext4/%s/trigger_fs_error", dev);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, 0x34) == 0, "watch_sb: %s",
 		  strerror(errno));
@@ -219,7 +219,7 @@ static enum wl_result remove_by_sb_death(void)
 	umount2(SB_BASE, MNT_DETACH);
 	WL_EXPECT(wl_tmpfs(SB_BASE, NULL) == 0, "scratch tmpfs");
 	id = sb_id_of(SB_BASE);
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 	WL_EXPECT(wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, 0x35) == 0, "watch_sb: %s",
 		  strerror(errno));
@@ -244,7 +244,7 @@ static enum wl_result remove_and_errors(void)
 	WL_EXPECT(wl_tmpfs(SB_BASE, NULL) == 0, "scratch tmpfs");
 	file = open(SB_BASE "/file", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
 	WL_EXPECT(file >= 0, "create: %s", strerror(errno));
-	fd = wl_wq_open(64);
+	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 
 	const struct {
@@ -302,6 +302,18 @@ static const struct wl_test ext4_tests[] = {
 	{ "error_from_ext4", error_from_ext4 },
 };
 
+WL_VFS_ON_RING(readonly_toggle)
+WL_VFS_ON_RING(remove_by_sb_death)
+WL_VFS_ON_RING(remove_and_errors)
+
+static const struct wl_test ring_tests[] = {
+	{ "readonly_toggle", readonly_toggle_ring },
+	{ "remove_by_sb_death", remove_by_sb_death_ring },
+	{ "remove_and_errors", remove_and_errors_ring },
+};
+
 WL_SUITE(suite_sb, tests);
+/* The same tests with their queues on the /dev/watch_queue ring. */
+WL_SUITE(suite_sb_ring, ring_tests);
 WL_SUITE(suite_sb_quota, quota_tests);
 WL_SUITE(suite_sb_ext4, ext4_tests);

@@ -8,8 +8,11 @@ extern const struct wl_suite suite_labels_selinux;
 extern const struct wl_suite suite_labels_smack;
 extern const struct wl_suite suite_keys;
 extern const struct wl_suite suite_scenarios;
+extern const struct wl_suite suite_ring;
 extern const struct wl_suite suite_mount;
+extern const struct wl_suite suite_mount_ring;
 extern const struct wl_suite suite_sb;
+extern const struct wl_suite suite_sb_ring;
 extern const struct wl_suite suite_sb_quota;
 extern const struct wl_suite suite_sb_ext4;
 extern const struct wl_suite suite_fput;
@@ -27,8 +30,11 @@ const struct wl_suite *const wl_suites[] = {
 	&suite_labels_smack,
 	&suite_keys,
 	&suite_scenarios,
+	&suite_ring,
 	&suite_mount,
+	&suite_mount_ring,
 	&suite_sb,
+	&suite_sb_ring,
 	&suite_sb_quota,
 	&suite_sb_ext4,
 	&suite_fput,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wq.c - the 6.12 pipe transport: open a notification pipe, read records.
+ * wq.c - notification queues on either transport: open one, read records.
  *
+ * The pipe transport (6.12):
  * read(2) on a notification pipe returns whole records, as many as fit, so
  * each open queue keeps the bytes it has read but not yet handed out.
  *
@@ -10,23 +11,33 @@
  * the read after that buffer is consumed, even with the pipe empty.  So the
  * pipe is non-blocking and, when poll() times out, one more read() collects
  * a loss record a poll-only consumer would never see.
+ *
+ * The ring transport (/dev/watch_queue): the queue's ring is mapped once;
+ * after poll() says POLLIN, the records are copied out of the ring with
+ * ring.h and handed out like the pipe's, with no system call per record.
+ * A loss shows as WATCH_INFO_OVERRUN on the next record, not as a record.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+/* glibc's <fcntl.h> already defines what <linux/fcntl.h> would redefine. */
+#define _LINUX_FCNTL_H
 #include <linux/watch_queue.h>
 
+#include "ring.h"
 #include "wl.h"
 
 #define WL_MAX_QUEUES 64
 
 struct wq_buf {
 	int fd;			/* read end, -1 when the slot is free */
-	int wfd;		/* write end, kept open for the queue's life */
+	int wfd;		/* pipe: write end, kept open for the queue's life */
+	struct wl_ring ring;	/* ring: the mapping (buf NULL for a pipe) */
 	size_t len, off;
 	unsigned char data[4096];
 };
@@ -64,8 +75,55 @@ int wl_wq_open(unsigned int nslots)
 	}
 	q->fd = fds[0];
 	q->wfd = fds[1];
+	q->ring.buf = NULL;
 	q->len = q->off = 0;
 	return fds[0];
+}
+
+/* Pages for a ring of nrecords records of the largest size, a power of two. */
+static unsigned int ring_pages(unsigned int nrecords)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t bytes = sizeof(((struct watch_queue_buffer *)0)->meta) +
+		       (size_t)nrecords * (WATCH_INFO_LENGTH + 1);
+	unsigned int pages = 1;
+
+	while (pages < 16 && pages * page < bytes)
+		pages *= 2;
+	return pages;
+}
+
+static int ring_open(unsigned int nrecords)
+{
+	struct wq_buf *q = wq_find(-1);
+	unsigned int pages = ring_pages(nrecords);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	int fd;
+
+	if (!q) {
+		wl_diag("wl_queue_open: more than %d queues open", WL_MAX_QUEUES);
+		return -1;
+	}
+	fd = open("/dev/watch_queue", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		wl_diag("open /dev/watch_queue: %s", strerror(errno));
+		return -1;
+	}
+	if (ioctl(fd, IOC_WATCH_QUEUE_SET_SIZE, pages)) {
+		wl_diag("IOC_WATCH_QUEUE_SET_SIZE(%u pages) on the ring: %s",
+			pages, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (wl_ring_map(&q->ring, fd, pages * page)) {
+		wl_diag("mmap of a %u-page ring: %s", pages, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	q->fd = fd;
+	q->wfd = -1;
+	q->len = q->off = 0;
+	return fd;
 }
 
 const char *wl_transport_name(enum wl_transport t)
@@ -83,6 +141,8 @@ int wl_queue_open(enum wl_transport t, unsigned int nrecords)
 	switch (t) {
 	case WL_TRANSPORT_PIPE:
 		return wl_wq_open(nrecords);
+	case WL_TRANSPORT_RING:
+		return ring_open(nrecords);
 	default:
 		wl_diag("wl_queue_open: transport %s is not built yet",
 			wl_transport_name(t));
@@ -95,11 +155,44 @@ void wl_wq_close(int fd)
 {
 	struct wq_buf *q = wq_find(fd);
 
+	if (q && q->ring.buf)
+		wl_ring_unmap(&q->ring);
 	close(fd);
 	if (q) {
-		close(q->wfd);
+		if (q->wfd >= 0)
+			close(q->wfd);
 		q->fd = q->wfd = -1;
 	}
+}
+
+/* Copy what the ring holds into q->data, as many whole records as fit. */
+static int ring_fill(struct wq_buf *q, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = q->fd, .events = POLLIN };
+	int n;
+
+	if (poll(&pfd, 1, timeout_ms) < 0) {
+		wl_diag("poll on notification ring: %s", strerror(errno));
+		return -1;
+	}
+	if (pfd.revents & POLLERR) {
+		wl_diag("poll on notification ring: POLLERR (tail %u, head %u)",
+			wl_ring_tail(&q->ring), wl_ring_head(&q->ring));
+		return -1;
+	}
+	q->len = q->off = 0;
+	while (sizeof(q->data) - q->len > WATCH_INFO_LENGTH) {
+		n = wl_ring_read(&q->ring, q->data + q->len, sizeof(q->data) - q->len);
+		if (n < 0) {
+			wl_diag("corrupt record in the ring at tail %u (head %u)",
+				wl_ring_tail(&q->ring), wl_ring_head(&q->ring));
+			return -1;
+		}
+		if (n == 0)
+			break;
+		q->len += n;
+	}
+	return q->len > 0;
 }
 
 static long elapsed_ms(const struct timespec *start)
@@ -146,7 +239,7 @@ int wl_wq_read(int fd, struct wl_record *rec, int timeout_ms)
 		return -1;
 	}
 	if (q->off >= q->len) {
-		r = wq_fill(q, timeout_ms);
+		r = q->ring.buf ? ring_fill(q, timeout_ms) : wq_fill(q, timeout_ms);
 		if (r <= 0)
 			return r;
 	}
