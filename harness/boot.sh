@@ -23,6 +23,7 @@ timeout --foreground -k 5 "$timeout" qemu-system-x86_64 \
 	-nodefaults -nographic -no-reboot \
 	-machine pc,accel="$accel" -cpu "$cpu" -smp 2 -m "${GUEST_MEM:-1024}" \
 	-serial stdio \
+	-device qemu-xhci,id=xhci -device usb-kbd,bus=xhci.0 \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 $*" \
 	</dev/null >"$log" 2>&1
