@@ -43,6 +43,19 @@ static const char *const sb_subtypes[] = {
 	[NOTIFY_SUPERBLOCK_EDQUOT] = "edquot",
 };
 
+static const char *const block_subtypes[] = {
+	[NOTIFY_BLOCK_ERROR_IO] = "error-io",
+};
+
+static const char *const usb_subtypes[] = {
+	[NOTIFY_USB_DEVICE_ADD] = "device-add",
+	[NOTIFY_USB_DEVICE_REMOVE] = "device-remove",
+	[NOTIFY_USB_BUS_ADD] = "bus-add",
+	[NOTIFY_USB_BUS_REMOVE] = "bus-remove",
+	[NOTIFY_USB_DEVICE_RESET] = "device-reset",
+	[NOTIFY_USB_DEVICE_ERROR] = "device-error",
+};
+
 static const struct {
 	const char *const *names;
 	size_t n;
@@ -50,11 +63,14 @@ static const struct {
 	[SCN_KEY] = { key_subtypes, ARRAY_SIZE(key_subtypes) },
 	[SCN_MOUNT] = { mount_subtypes, ARRAY_SIZE(mount_subtypes) },
 	[SCN_SB] = { sb_subtypes, ARRAY_SIZE(sb_subtypes) },
+	[SCN_BLOCK] = { block_subtypes, ARRAY_SIZE(block_subtypes) },
+	[SCN_USB] = { usb_subtypes, ARRAY_SIZE(usb_subtypes) },
 };
 
 #define K(n, st) { SCN_KEY, n, WATCH_TYPE_KEY_NOTIFY, NOTIFY_KEY_##st, false, false }
 #define M(n, st) { SCN_MOUNT, n, WATCH_TYPE_MOUNT_NOTIFY, NOTIFY_MOUNT_##st, false, false }
 #define S(n, st) { SCN_SB, n, WATCH_TYPE_SB_NOTIFY, NOTIFY_SUPERBLOCK_##st, false, false }
+#define U(n, st, async) { SCN_USB, n, WATCH_TYPE_USB_NOTIFY, NOTIFY_USB_##st, async, false }
 
 static const struct scn_action actions[] = {
 	/* keys: the triggerer acts on the object key or keyring by id */
@@ -84,6 +100,15 @@ static const struct scn_action actions[] = {
 	S("remount-ro", READONLY),
 	S("exceed-quota", EDQUOT),
 	S("fs-error", ERROR),
+	/* devices: the watch is on the global device list */
+	{ SCN_BLOCK, "read-bad-sector", WATCH_TYPE_BLOCK_NOTIFY, NOTIFY_BLOCK_ERROR_IO,
+	  false, false },
+	U("port-disable", DEVICE_REMOVE, false),	/* sysfs port disable */
+	U("port-enable", DEVICE_ADD, true),		/* enable + hub rescan: hub_wq */
+	U("reset", DEVICE_RESET, false),		/* USBDEVFS_RESET */
+	U("stall", DEVICE_ERROR, false),		/* a control request it stalls */
+	U("bus-unbind", BUS_REMOVE, false),		/* unbind the xHCI controller */
+	U("bus-bind", BUS_ADD, false),			/* bind it back */
 };
 
 const struct scn_action *scn_find_action(enum scn_source src, const char *name)

@@ -303,7 +303,7 @@ static int drain(struct scn_ctx *c, int q, struct drained *d)
 			d->fence = true;
 			if (!a->async)
 				break;
-			settle = now_ms() + 1000 * scale;
+			settle = now_ms() + 3000 * scale;
 		} else if (rec.watch_id == SCN_WATCH_ID && rec.type == a->type &&
 			   rec.subtype == c->s->ev_subtype) {
 			d->delivered = true;

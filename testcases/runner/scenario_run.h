@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "devices_util.h"
 #include "scenario.h"
 
 #define SCN_WATCH_ID 0x5c
@@ -24,6 +25,8 @@ struct scn_ctx {
 	int pass[2];		/* fsmount-pass-close: owner -> triggerer socket */
 	int qfd;		/* setter: the watcher's queue */
 	int32_t key, member;	/* key objects: the object and its keyring member */
+	struct nullb nb;	/* block: the disk with a bad range */
+	struct usbdev usb;	/* usb: the QEMU keyboard */
 };
 
 /* As the runner: build and remove the object's fixture (mounts, fsmount). */

@@ -27,6 +27,7 @@
 #include <linux/mount.h>
 #include <linux/watch_queue.h>
 
+#include "devices_util.h"
 #include "fdpass.h"
 #include "label.h"
 #include "request_key.h"
@@ -160,6 +161,63 @@ static int upcall_fixture(void)
 	return 0;
 }
 
+#define XHCI_DRIVER "/sys/bus/pci/drivers/xhci_hcd"
+#define USB_SETTLE_MS (wl_debug_kernel() ? 60000 : 10000)
+
+/*
+ * Devices: a null_blk disk anyone may read, or the USB keyboard with a node
+ * anyone may open, put in the state the action starts from.
+ */
+static int device_fixture(struct scn_ctx *c)
+{
+	if (c->s->source == SCN_BLOCK)
+		return wl_nullb_create(0, &c->nb) || chmod(c->nb.dev, 0666) ? -1 : 0;
+	if (wl_usb_find(&c->usb) || chmod(c->usb.node, 0666)) {
+		wl_diag("the USB test device: %s", strerror(errno));
+		return -1;
+	}
+	if (is(c, "port-enable"))
+		return wl_usb_port_disable(&c->usb, "1");
+	if (is(c, "bus-bind"))
+		return wl_dev_write(XHCI_DRIVER "/unbind", c->usb.bus);
+	return 0;
+}
+
+/* Leave the USB device enumerated, whatever the action did to it. */
+static void device_teardown(struct scn_ctx *c)
+{
+	if (c->s->source == SCN_BLOCK) {
+		wl_nullb_destroy();
+		return;
+	}
+	if (!c->usb.name[0])
+		return;
+	if (is(c, "port-disable") || is(c, "port-enable")) {
+		wl_usb_port_disable(&c->usb, "0");
+		wl_usb_hub_rebind(&c->usb);
+	} else if (is(c, "bus-unbind")) {
+		wl_dev_write(XHCI_DRIVER "/bind", c->usb.bus);
+	}
+	wl_usb_wait(&c->usb, USB_SETTLE_MS);
+}
+
+static int device_act(struct scn_ctx *c)
+{
+	if (c->s->source == SCN_BLOCK)
+		return wl_nullb_read_bad(&c->nb);
+	if (is(c, "port-disable"))
+		return wl_usb_port_disable(&c->usb, "1");
+	if (is(c, "port-enable"))
+		return wl_usb_port_disable(&c->usb, "0") || wl_usb_hub_rebind(&c->usb) ? -1 : 0;
+	if (is(c, "reset"))
+		return wl_usb_reset(&c->usb);
+	if (is(c, "stall"))
+		return wl_usb_stall(&c->usb);
+	if (is(c, "bus-unbind"))
+		return wl_dev_write(XHCI_DRIVER "/unbind", c->usb.bus);
+	return wl_dev_write(XHCI_DRIVER "/bind", c->usb.bus);
+}
+
 int scn_fixture_setup(struct scn_ctx *c)
 {
 	snprintf(c->dir, sizeof(c->dir), FIXTURE_BASE "/%d", (int)getpid());
@@ -172,6 +230,9 @@ int scn_fixture_setup(struct scn_ctx *c)
 		return mount_fixture(c);
 	case SCN_SB:
 		return sb_fixture(c);
+	case SCN_BLOCK:
+	case SCN_USB:
+		return device_fixture(c);
 	default:
 		return 0;
 	}
@@ -191,6 +252,8 @@ void scn_fixture_teardown(struct scn_ctx *c)
 		unlink(WL_UPCALL_ID_FIFO);
 		unlink(WL_UPCALL_GO_FIFO);
 	}
+	if (c->s->source == SCN_BLOCK || c->s->source == SCN_USB)
+		device_teardown(c);
 	if (c->s->source != SCN_MOUNT && c->s->source != SCN_SB)
 		return;
 	while (umount2(c->dir, MNT_DETACH) == 0)
@@ -424,6 +487,10 @@ int scn_watch(struct scn_ctx *c, int qfd, int watch_id)
 	case SCN_SB:
 		r = wl_watch_sb(AT_FDCWD, c->dir, 0, qfd, watch_id);
 		break;
+	case SCN_BLOCK:
+	case SCN_USB:
+		r = wl_watch_devices(qfd, watch_id, 0);
+		break;
 	default:
 		errno = ENOSYS;
 		r = -1;
@@ -440,6 +507,9 @@ int scn_act(struct scn_ctx *c)
 		return mount_act(c);
 	case SCN_SB:
 		return sb_act(c);
+	case SCN_BLOCK:
+	case SCN_USB:
+		return device_act(c);
 	default:
 		wl_diag("source %s has no actions in this build", scn_source_name(c->s->source));
 		return -1;

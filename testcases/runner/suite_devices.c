@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * suite_devices.c - the global device watch list (watch_devices(),
+ * suite_devices.c - the global device watch list (wl_watch_devices(),
  * kernel-patches 0006) and its sources: block I/O errors (0007) from a
  * null_blk disk with configfs badblocks, and USB events (0008) from QEMU's
  * xHCI controller and USB keyboard, all triggered from inside the guest:
@@ -29,25 +29,13 @@
 #define _LINUX_FCNTL_H
 #include <linux/watch_queue.h>
 
+#include "devices_util.h"
 #include "wl.h"
 
-#ifndef __NR_watch_devices
-#define __NR_watch_devices 465
-#endif
 
-#define CONFIGFS	"/sys/kernel/config"
-#define NULLB_DIR	CONFIGFS "/nullb/wlbad"
-#define USB_DEVICES	"/sys/bus/usb/devices"
 #define XHCI_DRIVER	"/sys/bus/pci/drivers/xhci_hcd"
 
-/* The bad range of the null_blk disk, in 512-byte sectors. */
-#define BAD_SECTOR	2048
-#define BAD_SECTORS	8
 
-static long watch_devices(int fd, int watch_id, unsigned int flags)
-{
-	return syscall(__NR_watch_devices, fd, watch_id, flags);
-}
 
 /* USB enumeration runs in hub_wq: allow for it, and for the debug kernel. */
 static int slow_ms(int ms)
@@ -55,45 +43,7 @@ static int slow_ms(int ms)
 	return wl_debug_kernel() ? ms * 10 : ms;
 }
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
 
-	if (fd < 0) {
-		wl_diag("open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	n = write(fd, val, strlen(val));
-	if (n != (ssize_t)strlen(val)) {
-		wl_diag("write '%s' to %s: %s", val, path,
-			n < 0 ? strerror(errno) : "short write");
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
-static int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0) {
-		wl_diag("open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0) {
-		wl_diag("read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
 
 static int want_errno(const char *what, long r, int err)
 {
@@ -112,8 +62,8 @@ static int dev_queue(int watch_id)
 
 	if (fd < 0)
 		return -1;
-	if (watch_devices(fd, watch_id, 0) != 0) {
-		wl_diag("watch_devices(%d, %#x, 0): %s", fd, watch_id, strerror(errno));
+	if (wl_watch_devices(fd, watch_id, 0) != 0) {
+		wl_diag("wl_watch_devices(%d, %#x, 0): %s", fd, watch_id, strerror(errno));
 		wl_wq_close(fd);
 		return -1;
 	}
@@ -134,79 +84,10 @@ static int expect_nothing(int fd, const char *after)
 
 /* ---- block: a null_blk disk whose sectors BAD_SECTOR.. fail ---- */
 
-struct nullb {
-	char dev[64];		/* /dev/nullbN */
-	unsigned long long rdev;
-};
 
-static int nullb_create(unsigned int irqmode, struct nullb *nb)
-{
-	char val[32], bad[64];
-	struct stat st;
 
-	if (access(CONFIGFS "/nullb", F_OK) &&
-	    mount("configfs", CONFIGFS, "configfs", 0, NULL)) {
-		wl_diag("mount configfs: %s", strerror(errno));
-		return -1;
-	}
-	if (access(NULLB_DIR, F_OK) == 0) {
-		write_file(NULLB_DIR "/power", "0");
-		rmdir(NULLB_DIR);
-	}
-	if (mkdir(NULLB_DIR, 0755)) {
-		wl_diag("mkdir %s: %s", NULLB_DIR, strerror(errno));
-		return -1;
-	}
-	snprintf(val, sizeof(val), "%u", irqmode);
-	snprintf(bad, sizeof(bad), "+%u-%u", BAD_SECTOR, BAD_SECTOR + BAD_SECTORS - 1);
-	if (write_file(NULLB_DIR "/size", "16") ||
-	    write_file(NULLB_DIR "/irqmode", val) ||
-	    write_file(NULLB_DIR "/badblocks", bad) ||
-	    write_file(NULLB_DIR "/power", "1") ||
-	    read_file(NULLB_DIR "/index", val, sizeof(val)))
-		return -1;
-	/* 6.12 names a configfs-made disk after its directory. */
-	snprintf(nb->dev, sizeof(nb->dev), "/dev/%s", strrchr(NULLB_DIR, '/') + 1);
-	if (stat(nb->dev, &st)) {
-		wl_diag("stat %s: %s", nb->dev, strerror(errno));
-		return -1;
-	}
-	nb->rdev = st.st_rdev;
-	return 0;
-}
-
-static void nullb_destroy(void)
-{
-	write_file(NULLB_DIR "/power", "0");
-	rmdir(NULLB_DIR);
-}
 
 /* Read the bad range with O_DIRECT: one request, which must fail with EIO. */
-static int nullb_read_bad(const struct nullb *nb)
-{
-	void *buf;
-	ssize_t n;
-	int fd;
-
-	fd = open(nb->dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	if (fd < 0) {
-		wl_diag("open %s: %s", nb->dev, strerror(errno));
-		return -1;
-	}
-	if (posix_memalign(&buf, 4096, BAD_SECTORS * 512)) {
-		close(fd);
-		return -1;
-	}
-	n = pread(fd, buf, BAD_SECTORS * 512, (off_t)BAD_SECTOR * 512);
-	free(buf);
-	close(fd);
-	if (n != -1 || errno != EIO) {
-		wl_diag("read of bad sectors of %s returned %zd (%s), want EIO", nb->dev,
-			n, n < 0 ? strerror(errno) : "no error");
-		return -1;
-	}
-	return 0;
-}
 
 /* The next block record on fd must be the I/O error of nb's bad range. */
 static int expect_block_error(int fd, const struct nullb *nb, unsigned int watch_id)
@@ -237,14 +118,14 @@ static enum wl_result block_error_fields(unsigned int irqmode)
 	struct nullb nb;
 	int fd;
 
-	WL_EXPECT(nullb_create(irqmode, &nb) == 0, "null_blk disk with badblocks, irqmode %u",
+	WL_EXPECT(wl_nullb_create(irqmode, &nb) == 0, "null_blk disk with badblocks, irqmode %u",
 		  irqmode);
 	fd = dev_queue(0x41);
 	WL_EXPECT(fd >= 0, "device watch");
-	WL_EXPECT(nullb_read_bad(&nb) == 0, "I/O error from the bad range");
+	WL_EXPECT(wl_nullb_read_bad(&nb) == 0, "I/O error from the bad range");
 	WL_EXPECT(expect_block_error(fd, &nb, 0x41) == 0, "block record (irqmode %u)", irqmode);
 	wl_wq_close(fd);
-	nullb_destroy();
+	wl_nullb_destroy();
 	return WL_PASS;
 }
 
@@ -262,57 +143,7 @@ static enum wl_result block_error_in_hardirq(void)
 
 /* ---- USB: the QEMU keyboard on the xHCI controller ---- */
 
-struct usbdev {
-	char name[NAME_MAX + 1];	/* "1-1" */
-	char node[64];		/* /dev/bus/usb/001/002 */
-	char port[PATH_MAX];	/* its hub port's sysfs directory */
-	char bus[64];		/* the controller's PCI address */
-};
 
-static int usb_find(struct usbdev *u)
-{
-	char path[PATH_MAX], ctl[PATH_MAX], busnum[16], devnum[16];
-	struct dirent *d;
-	DIR *dir = opendir(USB_DEVICES);
-
-	if (!dir) {
-		wl_diag("opendir %s: %s", USB_DEVICES, strerror(errno));
-		return -1;
-	}
-	u->name[0] = 0;
-	while ((d = readdir(dir))) {
-		if (d->d_name[0] < '0' || d->d_name[0] > '9' || strchr(d->d_name, ':'))
-			continue;
-		snprintf(u->name, sizeof(u->name), "%s", d->d_name);
-		break;
-	}
-	closedir(dir);
-	if (!u->name[0]) {
-		wl_diag("no USB device in %s (is QEMU's usb-kbd on the xHCI bus?)",
-			USB_DEVICES);
-		return -1;
-	}
-	snprintf(path, sizeof(path), USB_DEVICES "/%s/busnum", u->name);
-	if (read_file(path, busnum, sizeof(busnum)))
-		return -1;
-	snprintf(path, sizeof(path), USB_DEVICES "/%s/devnum", u->name);
-	if (read_file(path, devnum, sizeof(devnum)))
-		return -1;
-	snprintf(u->node, sizeof(u->node), "/dev/bus/usb/%03d/%03d", atoi(busnum),
-		 atoi(devnum));
-	snprintf(path, sizeof(path), USB_DEVICES "/%s/port", u->name);
-	if (!realpath(path, u->port)) {
-		wl_diag("realpath %s: %s", path, strerror(errno));
-		return -1;
-	}
-	snprintf(path, sizeof(path), USB_DEVICES "/usb%d/..", atoi(busnum));
-	if (!realpath(path, ctl)) {
-		wl_diag("realpath %s: %s", path, strerror(errno));
-		return -1;
-	}
-	snprintf(u->bus, sizeof(u->bus), "%s", strrchr(ctl, '/') + 1);
-	return 0;
-}
 
 /* Check a USB record's fixed fields, name and padding. */
 static int check_usb_record(const struct wl_record *rec, const char *what,
@@ -361,53 +192,14 @@ static int expect_usb(int fd, const char *what, unsigned int subtype,
 	}
 }
 
-static int port_disable(const struct usbdev *u, const char *val)
-{
-	char path[PATH_MAX + 16];
 
-	snprintf(path, sizeof(path), "%s/disable", u->port);
-	return write_file(path, val);
-}
-
-static int usb_reset(const struct usbdev *u)
-{
-	int fd = open(u->node, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0) {
-		wl_diag("open %s: %s", u->node, strerror(errno));
-		return -1;
-	}
-	if (ioctl(fd, USBDEVFS_RESET, 0)) {
-		wl_diag("USBDEVFS_RESET on %s: %s", u->node, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
 
 static int usb_reset_as(void *arg)
 {
-	return usb_reset(arg) ? 1 : 0;
+	return wl_usb_reset(arg) ? 1 : 0;
 }
 
 /* Unbind and bind the hub interface the port belongs to: hub_wq rescans it. */
-static int hub_rebind(const struct usbdev *u)
-{
-	char hub[PATH_MAX];
-	char *slash;
-
-	snprintf(hub, sizeof(hub), "%s", u->port);
-	slash = strrchr(hub, '/');
-	if (!slash)
-		return -1;
-	*slash = 0;
-	slash = strrchr(hub, '/');
-	if (!slash)
-		return -1;
-	return write_file("/sys/bus/usb/drivers/hub/unbind", slash + 1) ||
-	       write_file("/sys/bus/usb/drivers/hub/bind", slash + 1) ? -1 : 0;
-}
 
 /*
  * Port disable: DEVICE_REMOVE.  Re-enabling the port powers it, but QEMU's
@@ -419,14 +211,14 @@ static enum wl_result usb_device_remove_add(void)
 	struct usbdev u;
 	int fd;
 
-	WL_EXPECT(usb_find(&u) == 0, "the USB test device");
+	WL_EXPECT(wl_usb_find(&u) == 0, "the USB test device");
 	fd = dev_queue(0x51);
 	WL_EXPECT(fd >= 0, "device watch");
-	WL_EXPECT(port_disable(&u, "1") == 0, "disable port %s", u.port);
+	WL_EXPECT(wl_usb_port_disable(&u, "1") == 0, "disable port %s", u.port);
 	WL_EXPECT(expect_usb(fd, "port disable", NOTIFY_USB_DEVICE_REMOVE, 0x51, u.name, 0,
 			     slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "DEVICE_REMOVE");
-	WL_EXPECT(port_disable(&u, "0") == 0, "enable port %s", u.port);
-	WL_EXPECT(hub_rebind(&u) == 0, "rebind the hub of %s", u.port);
+	WL_EXPECT(wl_usb_port_disable(&u, "0") == 0, "enable port %s", u.port);
+	WL_EXPECT(wl_usb_hub_rebind(&u) == 0, "rebind the hub of %s", u.port);
 	WL_EXPECT(expect_usb(fd, "port enable and hub rescan", NOTIFY_USB_DEVICE_ADD, 0x51,
 			     u.name, 0, slow_ms(10000)) == 0, "DEVICE_ADD");
 	wl_wq_close(fd);
@@ -440,10 +232,10 @@ static enum wl_result usb_device_reset(void)
 	struct usbdev u;
 	int fd;
 
-	WL_EXPECT(usb_find(&u) == 0, "the USB test device");
+	WL_EXPECT(wl_usb_find(&u) == 0, "the USB test device");
 	fd = dev_queue(0x52);
 	WL_EXPECT(fd >= 0, "device watch");
-	WL_EXPECT(usb_reset(&u) == 0, "reset as root");
+	WL_EXPECT(wl_usb_reset(&u) == 0, "reset as root");
 	WL_EXPECT(expect_usb(fd, "reset as root", NOTIFY_USB_DEVICE_RESET, 0x52, u.name, 0,
 			     slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "DEVICE_RESET (root)");
 	WL_EXPECT(chmod(u.node, 0666) == 0, "chmod %s: %s", u.node, strerror(errno));
@@ -475,7 +267,7 @@ static enum wl_result usb_device_error(void)
 	struct usbdev u;
 	int fd, dev;
 
-	WL_EXPECT(usb_find(&u) == 0, "the USB test device");
+	WL_EXPECT(wl_usb_find(&u) == 0, "the USB test device");
 	fd = dev_queue(0x53);
 	WL_EXPECT(fd >= 0, "device watch");
 	dev = open(u.node, O_RDWR | O_CLOEXEC);
@@ -503,13 +295,13 @@ static enum wl_result usb_bus_remove_add(void)
 	struct usbdev u;
 	int fd;
 
-	WL_EXPECT(usb_find(&u) == 0, "the USB test device");
+	WL_EXPECT(wl_usb_find(&u) == 0, "the USB test device");
 	fd = dev_queue(0x54);
 	WL_EXPECT(fd >= 0, "device watch");
-	WL_EXPECT(write_file(XHCI_DRIVER "/unbind", u.bus) == 0, "unbind %s", u.bus);
+	WL_EXPECT(wl_dev_write(XHCI_DRIVER "/unbind", u.bus) == 0, "unbind %s", u.bus);
 	WL_EXPECT(expect_usb(fd, "unbind", NOTIFY_USB_BUS_REMOVE, 0x54, u.bus, 0,
 			     slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "BUS_REMOVE");
-	WL_EXPECT(write_file(XHCI_DRIVER "/bind", u.bus) == 0, "bind %s", u.bus);
+	WL_EXPECT(wl_dev_write(XHCI_DRIVER "/bind", u.bus) == 0, "bind %s", u.bus);
 	WL_EXPECT(expect_usb(fd, "bind", NOTIFY_USB_BUS_ADD, 0x54, u.bus, 0,
 			     slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "BUS_ADD");
 	WL_EXPECT(expect_usb(fd, "after bind", NOTIFY_USB_DEVICE_ADD, 0x54, u.name, 0,
@@ -547,18 +339,18 @@ static enum wl_result filters(void)
 	struct nullb nb;
 	int fu, fb;
 
-	WL_EXPECT(usb_find(&u) == 0, "the USB test device");
-	WL_EXPECT(nullb_create(1, &nb) == 0, "null_blk disk with badblocks");
+	WL_EXPECT(wl_usb_find(&u) == 0, "the USB test device");
+	WL_EXPECT(wl_nullb_create(1, &nb) == 0, "null_blk disk with badblocks");
 	fu = wl_wq_open(64);
 	fb = wl_wq_open(64);
 	WL_EXPECT(fu >= 0 && fb >= 0, "two queues");
 	WL_EXPECT(set_filter(fu, WATCH_TYPE_USB_NOTIFY, NOTIFY_USB_DEVICE_RESET) == 0 &&
 		  set_filter(fb, WATCH_TYPE_BLOCK_NOTIFY, NOTIFY_BLOCK_ERROR_IO) == 0,
 		  "filters");
-	WL_EXPECT(watch_devices(fu, 0x61, 0) == 0 && watch_devices(fb, 0x62, 0) == 0,
+	WL_EXPECT(wl_watch_devices(fu, 0x61, 0) == 0 && wl_watch_devices(fb, 0x62, 0) == 0,
 		  "watch_devices: %s", strerror(errno));
-	WL_EXPECT(nullb_read_bad(&nb) == 0, "I/O error");
-	WL_EXPECT(usb_reset(&u) == 0, "reset");
+	WL_EXPECT(wl_nullb_read_bad(&nb) == 0, "I/O error");
+	WL_EXPECT(wl_usb_reset(&u) == 0, "reset");
 	WL_EXPECT(wl_wq_read(fu, &rec, slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 1 &&
 		  rec.type == WATCH_TYPE_USB_NOTIFY && rec.subtype == NOTIFY_USB_DEVICE_RESET,
 		  "USB-reset queue: first record type %u subtype %u, want the reset",
@@ -572,7 +364,7 @@ static enum wl_result filters(void)
 		  "filtered records got through");
 	wl_wq_close(fu);
 	wl_wq_close(fb);
-	nullb_destroy();
+	wl_nullb_destroy();
 	return WL_PASS;
 }
 
@@ -655,7 +447,7 @@ static enum wl_result several_queues(void)
 	struct nullb nb;
 	int q1, q2, bad = 0;
 
-	WL_EXPECT(nullb_create(1, &nb) == 0, "null_blk disk with badblocks");
+	WL_EXPECT(wl_nullb_create(1, &nb) == 0, "null_blk disk with badblocks");
 	q1 = dev_queue(0x71);
 	q2 = dev_queue(0x72);
 	WL_EXPECT(q1 >= 0 && q2 >= 0, "two device watches");
@@ -663,7 +455,7 @@ static enum wl_result several_queues(void)
 		WL_EXPECT(watcher_start(&creds[i], &nb, 0x73 + i, &w[i]) == 0 &&
 			  watcher_wait_ready(&w[i], creds[i].uid) == 0,
 			  "watcher as uid %u", creds[i].uid);
-	WL_EXPECT(nullb_read_bad(&nb) == 0, "I/O error");
+	WL_EXPECT(wl_nullb_read_bad(&nb) == 0, "I/O error");
 	if (expect_block_error(q1, &nb, 0x71) || expect_block_error(q2, &nb, 0x72))
 		bad = 1;
 	for (int i = 0; i < 2; i++)
@@ -671,7 +463,7 @@ static enum wl_result several_queues(void)
 			bad = 1;
 	wl_wq_close(q1);
 	wl_wq_close(q2);
-	nullb_destroy();
+	wl_nullb_destroy();
 	return bad ? WL_FAIL : WL_PASS;
 }
 
@@ -682,23 +474,23 @@ static enum wl_result removal(void)
 	struct nullb nb;
 	int fd;
 
-	WL_EXPECT(nullb_create(1, &nb) == 0, "null_blk disk with badblocks");
+	WL_EXPECT(wl_nullb_create(1, &nb) == 0, "null_blk disk with badblocks");
 	fd = dev_queue(0x81);
 	WL_EXPECT(fd >= 0, "device watch");
-	WL_EXPECT(watch_devices(fd, -1, 0) == 0, "remove: %s", strerror(errno));
+	WL_EXPECT(wl_watch_devices(fd, -1, 0) == 0, "remove: %s", strerror(errno));
 	WL_EXPECT(wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS * 4) == 1 &&
 		  rec.type == WATCH_TYPE_META &&
 		  rec.subtype == WATCH_META_REMOVAL_NOTIFICATION &&
 		  rec.watch_id == 0x81 && rec.len == sizeof(struct watch_notification),
 		  "removal record: type %u subtype %u watch %#x len %u, want META removal 0x81 len %zu",
 		  rec.type, rec.subtype, rec.watch_id, rec.len, sizeof(struct watch_notification));
-	WL_EXPECT(nullb_read_bad(&nb) == 0, "I/O error");
+	WL_EXPECT(wl_nullb_read_bad(&nb) == 0, "I/O error");
 	WL_EXPECT(expect_nothing(fd, "an I/O error on a removed watch") == 0,
 		  "a removed watch still delivered");
-	WL_EXPECT(want_errno("remove twice", watch_devices(fd, -1, 0), EBADSLT) == 0,
+	WL_EXPECT(want_errno("remove twice", wl_watch_devices(fd, -1, 0), EBADSLT) == 0,
 		  "second removal");
 	wl_wq_close(fd);
-	nullb_destroy();
+	wl_nullb_destroy();
 	return WL_PASS;
 }
 
@@ -730,15 +522,15 @@ static enum wl_result errors(void)
 
 	for (size_t i = 0; i < WL_ARRAY_SIZE(cases); i++)
 		if (want_errno(cases[i].what,
-			       watch_devices(cases[i].wfd, cases[i].id, cases[i].flags),
+			       wl_watch_devices(cases[i].wfd, cases[i].id, cases[i].flags),
 			       cases[i].err))
 			bad = 1;
-	WL_EXPECT(watch_devices(fd, 0x91, 0) == 0, "watch: %s", strerror(errno));
-	if (want_errno("duplicate, same watch_id", watch_devices(fd, 0x91, 0), EBUSY) ||
-	    want_errno("duplicate, other watch_id", watch_devices(fd, 0x92, 0), EBUSY))
+	WL_EXPECT(wl_watch_devices(fd, 0x91, 0) == 0, "watch: %s", strerror(errno));
+	if (want_errno("duplicate, same watch_id", wl_watch_devices(fd, 0x91, 0), EBUSY) ||
+	    want_errno("duplicate, other watch_id", wl_watch_devices(fd, 0x92, 0), EBUSY))
 		bad = 1;
-	WL_EXPECT(watch_devices(fd, -1, 0) == 0, "remove: %s", strerror(errno));
-	WL_EXPECT(watch_devices(fd, 0x93, 0) == 0, "watch again after removal: %s",
+	WL_EXPECT(wl_watch_devices(fd, -1, 0) == 0, "remove: %s", strerror(errno));
+	WL_EXPECT(wl_watch_devices(fd, 0x93, 0) == 0, "watch again after removal: %s",
 		  strerror(errno));
 	close(file);
 	unlink("/tmp/wldev.file");

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/* devices_util.c - the lab's device triggers (see devices_util.h). */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/usbdevice_fs.h>
+
+#include "devices_util.h"
+#include "wl.h"
+
+#ifndef __NR_watch_devices
+#define __NR_watch_devices 465
+#endif
+
+long wl_watch_devices(int fd, int watch_id, unsigned int flags)
+{
+	return syscall(__NR_watch_devices, fd, watch_id, flags);
+}
+
+int wl_dev_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		wl_diag("open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = write(fd, val, strlen(val));
+	if (n != (ssize_t)strlen(val)) {
+		wl_diag("write '%s' to %s: %s", val, path,
+			n < 0 ? strerror(errno) : "short write");
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int wl_dev_read(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		wl_diag("open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0) {
+		wl_diag("read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+int wl_nullb_create(unsigned int irqmode, struct nullb *nb)
+{
+	char val[32], bad[64];
+	struct stat st;
+
+	if (access(CONFIGFS "/nullb", F_OK) &&
+	    mount("configfs", CONFIGFS, "configfs", 0, NULL)) {
+		wl_diag("mount configfs: %s", strerror(errno));
+		return -1;
+	}
+	if (access(NULLB_DIR, F_OK) == 0) {
+		wl_dev_write(NULLB_DIR "/power", "0");
+		rmdir(NULLB_DIR);
+	}
+	if (mkdir(NULLB_DIR, 0755)) {
+		wl_diag("mkdir %s: %s", NULLB_DIR, strerror(errno));
+		return -1;
+	}
+	snprintf(val, sizeof(val), "%u", irqmode);
+	snprintf(bad, sizeof(bad), "+%u-%u", BAD_SECTOR, BAD_SECTOR + BAD_SECTORS - 1);
+	if (wl_dev_write(NULLB_DIR "/size", "16") ||
+	    wl_dev_write(NULLB_DIR "/irqmode", val) ||
+	    wl_dev_write(NULLB_DIR "/badblocks", bad) ||
+	    wl_dev_write(NULLB_DIR "/power", "1") ||
+	    wl_dev_read(NULLB_DIR "/index", val, sizeof(val)))
+		return -1;
+	/* 6.12 names a configfs-made disk after its directory. */
+	snprintf(nb->dev, sizeof(nb->dev), "/dev/%s", strrchr(NULLB_DIR, '/') + 1);
+	if (stat(nb->dev, &st)) {
+		wl_diag("stat %s: %s", nb->dev, strerror(errno));
+		return -1;
+	}
+	nb->rdev = st.st_rdev;
+	return 0;
+}
+
+void wl_nullb_destroy(void)
+{
+	wl_dev_write(NULLB_DIR "/power", "0");
+	rmdir(NULLB_DIR);
+}
+
+int wl_nullb_read_bad(const struct nullb *nb)
+{
+	void *buf;
+	ssize_t n;
+	int fd;
+
+	fd = open(nb->dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0) {
+		wl_diag("open %s: %s", nb->dev, strerror(errno));
+		return -1;
+	}
+	if (posix_memalign(&buf, 4096, BAD_SECTORS * 512)) {
+		close(fd);
+		return -1;
+	}
+	n = pread(fd, buf, BAD_SECTORS * 512, (off_t)BAD_SECTOR * 512);
+	free(buf);
+	close(fd);
+	if (n != -1 || errno != EIO) {
+		wl_diag("read of bad sectors of %s returned %zd (%s), want EIO", nb->dev,
+			n, n < 0 ? strerror(errno) : "no error");
+		return -1;
+	}
+	return 0;
+}
+
+int wl_usb_find(struct usbdev *u)
+{
+	char path[PATH_MAX], ctl[PATH_MAX], busnum[16], devnum[16];
+	struct dirent *d;
+	DIR *dir = opendir(USB_DEVICES);
+
+	if (!dir) {
+		wl_diag("opendir %s: %s", USB_DEVICES, strerror(errno));
+		return -1;
+	}
+	u->name[0] = 0;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9' || strchr(d->d_name, ':'))
+			continue;
+		snprintf(u->name, sizeof(u->name), "%s", d->d_name);
+		break;
+	}
+	closedir(dir);
+	if (!u->name[0]) {
+		wl_diag("no USB device in %s (is QEMU's usb-kbd on the xHCI bus?)",
+			USB_DEVICES);
+		return -1;
+	}
+	snprintf(path, sizeof(path), USB_DEVICES "/%s/busnum", u->name);
+	if (wl_dev_read(path, busnum, sizeof(busnum)))
+		return -1;
+	snprintf(path, sizeof(path), USB_DEVICES "/%s/devnum", u->name);
+	if (wl_dev_read(path, devnum, sizeof(devnum)))
+		return -1;
+	snprintf(u->node, sizeof(u->node), "/dev/bus/usb/%03d/%03d", atoi(busnum),
+		 atoi(devnum));
+	snprintf(path, sizeof(path), USB_DEVICES "/%s/port", u->name);
+	if (!realpath(path, u->port)) {
+		wl_diag("realpath %s: %s", path, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), USB_DEVICES "/usb%d/..", atoi(busnum));
+	if (!realpath(path, ctl)) {
+		wl_diag("realpath %s: %s", path, strerror(errno));
+		return -1;
+	}
+	snprintf(u->bus, sizeof(u->bus), "%s", strrchr(ctl, '/') + 1);
+	return 0;
+}
+
+int wl_usb_port_disable(const struct usbdev *u, const char *val)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/disable", u->port);
+	return wl_dev_write(path, val);
+}
+
+int wl_usb_reset(const struct usbdev *u)
+{
+	int fd = open(u->node, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		wl_diag("open %s: %s", u->node, strerror(errno));
+		return -1;
+	}
+	if (ioctl(fd, USBDEVFS_RESET, 0)) {
+		wl_diag("USBDEVFS_RESET on %s: %s", u->node, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int wl_usb_hub_rebind(const struct usbdev *u)
+{
+	char hub[PATH_MAX];
+	char *slash;
+
+	snprintf(hub, sizeof(hub), "%s", u->port);
+	slash = strrchr(hub, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	slash = strrchr(hub, '/');
+	if (!slash)
+		return -1;
+	return wl_dev_write("/sys/bus/usb/drivers/hub/unbind", slash + 1) ||
+	       wl_dev_write("/sys/bus/usb/drivers/hub/bind", slash + 1) ? -1 : 0;
+}
+
+int wl_usb_stall(const struct usbdev *u)
+{
+	unsigned char data[8];
+	struct usbdevfs_ctrltransfer ctrl = {
+		.bRequestType = 0xc0, .bRequest = 0x5a, .wLength = sizeof(data),
+		.timeout = 1000, .data = data,
+	};
+	int fd = open(u->node, O_RDWR | O_CLOEXEC);
+	long r;
+
+	if (fd < 0) {
+		wl_diag("open %s: %s", u->node, strerror(errno));
+		return -1;
+	}
+	r = ioctl(fd, USBDEVFS_CONTROL, &ctrl);
+	close(fd);
+	if (r != -1 || errno != EPIPE) {
+		wl_diag("vendor control request on %s: %ld (%s), want EPIPE", u->node, r,
+			r == -1 ? strerror(errno) : "no error");
+		return -1;
+	}
+	return 0;
+}
+
+int wl_usb_wait(const struct usbdev *u, int ms)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), USB_DEVICES "/%s/devnum", u->name);
+	for (int waited = 0; waited <= ms; waited += 20) {
+		if (access(path, F_OK) == 0)
+			return 0;
+		usleep(20000);
+	}
+	wl_diag("USB device %s did not come back within %d ms", u->name, ms);
+	return -1;
+}
