@@ -1374,6 +1374,7 @@ static int bench_config(const char *name)
  */
 static enum wl_result bench_post_cost(void)
 {
+	const char *config;
 	char *rules;
 	size_t pos;
 	int r;
@@ -1393,12 +1394,14 @@ static enum wl_result bench_post_cost(void)
 		pos += snprintf(rules + pos, 8192 - pos, "post bench%d bench%d\n", i, i + 1);
 	r = write_policy_str(rules);
 	free(rules);
+	config = "watchpol-strict-100-rules";
 	if (r == -EINVAL) {
 		/* SELinux rejects labels its policy does not define. */
 		r = write_policy_str("default strict\nenforce 1\n");
+		config = "watchpol-strict-no-rules";
 	}
 	WL_EXPECT(r == 0, "write policy: %s", strerror(-r));
-	r = bench_config("watchpol-strict-100-rules");
+	r = bench_config(config);
 	free(drain_log());
 	WL_EXPECT(restore_policy(), "restore the policy");
 	WL_EXPECT(r == 0, "bench under strict failed");
