@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -115,7 +116,12 @@ static int smack_set_current(const char *label)
 	return 0;
 }
 
-int wl_label_enter(const char *abstract_name)
+/*
+ * Switch to the abstract label now (exec false) or at the next execve()
+ * (exec true: setexeccon() under SELinux; Smack has no exec context, so
+ * the task is relabelled at once and keeps the label across exec).
+ */
+static int label_switch(const char *abstract_name, bool exec)
 {
 	char label[256];
 
@@ -123,11 +129,11 @@ int wl_label_enter(const char *abstract_name)
 		return -1;
 	switch (profile_lsm()) {
 	case WL_LSM_SELINUX:
-		if (setcon(label)) {
+		if (exec ? setexeccon(label) : setcon(label)) {
 			int saved = errno;
 
-			wl_diag("setcon(%s) for label %s: %s", label, abstract_name,
-				strerror(saved));
+			wl_diag("%s(%s) for label %s: %s", exec ? "setexeccon" : "setcon",
+				label, abstract_name, strerror(saved));
 			errno = saved;
 			return -1;
 		}
@@ -140,29 +146,14 @@ int wl_label_enter(const char *abstract_name)
 	return 0;
 }
 
+int wl_label_enter(const char *abstract_name)
+{
+	return label_switch(abstract_name, false);
+}
+
 int wl_label_exec(const char *abstract_name)
 {
-	char label[256];
-
-	if (wl_label_lookup(abstract_name, label, sizeof(label)))
-		return -1;
-	switch (profile_lsm()) {
-	case WL_LSM_SELINUX:
-		if (setexeccon(label)) {
-			int saved = errno;
-
-			wl_diag("setexeccon(%s) for label %s: %s", label, abstract_name,
-				strerror(saved));
-			errno = saved;
-			return -1;
-		}
-		return 0;
-	case WL_LSM_SMACK:
-		return smack_set_current(label);
-	case WL_LSM_NONE:
-		break;
-	}
-	return 0;
+	return label_switch(abstract_name, true);
 }
 
 int wl_label_current(char *buf, size_t len)

@@ -255,10 +255,6 @@ static enum wl_result usb_device_reset(void)
 static enum wl_result usb_device_error(void)
 {
 	unsigned char data[8 + 8] = { 0xc0, 0x5a, 0, 0, 0, 0, 8, 0 };
-	struct usbdevfs_ctrltransfer ctrl = {
-		.bRequestType = 0xc0, .bRequest = 0x5a, .wLength = 8,
-		.timeout = 1000, .data = data + 8,
-	};
 	struct usbdevfs_urb urb = {
 		.type = USBDEVFS_URB_TYPE_CONTROL, .endpoint = 0,
 		.buffer = data, .buffer_length = sizeof(data),
@@ -270,13 +266,12 @@ static enum wl_result usb_device_error(void)
 	WL_EXPECT(wl_usb_find(&u) == 0, "the USB test device");
 	fd = dev_queue(0x53);
 	WL_EXPECT(fd >= 0, "device watch");
-	dev = open(u.node, O_RDWR | O_CLOEXEC);
-	WL_EXPECT(dev >= 0, "open %s: %s", u.node, strerror(errno));
-	WL_EXPECT(want_errno("USBDEVFS_CONTROL vendor request", ioctl(dev, USBDEVFS_CONTROL, &ctrl),
-			     EPIPE) == 0, "the device stalls the request");
+	WL_EXPECT(wl_usb_stall(&u) == 0, "the device stalls the request");
 	WL_EXPECT(expect_usb(fd, "stalled control", NOTIFY_USB_DEVICE_ERROR, 0x53, u.name,
 			     EPIPE, slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0,
 		  "DEVICE_ERROR (synchronous)");
+	dev = open(u.node, O_RDWR | O_CLOEXEC);
+	WL_EXPECT(dev >= 0, "open %s: %s", u.node, strerror(errno));
 	WL_EXPECT(ioctl(dev, USBDEVFS_SUBMITURB, &urb) == 0, "SUBMITURB: %s", strerror(errno));
 	WL_EXPECT(ioctl(dev, USBDEVFS_REAPURB, &reaped) == 0 && reaped == &urb &&
 		  urb.status == -EPIPE, "REAPURB: %s, status %d, want -EPIPE",
