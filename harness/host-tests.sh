@@ -154,15 +154,7 @@ malformed bad_result 8 "${good/expect  \* delivered/expect  * maybe}"
 malformed unknown_model 8 "${good/expect  \* delivered/expect  paranoid delivered}"
 malformed missing_cell 1 "${good/expect  \* delivered/expect  plain delivered}"
 malformed duplicate_name 10 "$good
-scenario s1
-	source  key
-	object  key
-	owner   uid=1000
-	watcher uid=1000
-	trigger uid=1000
-	action  update
-	expect  * delivered
-end"
+$good"
 malformed control_byte 2 "${good/source  key/source  k$(printf '\001')ey}"
 malformed fput_not_destruction 1 "${good/action  update/action  update
 	fput    both}"
