@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ktap.h"
@@ -136,8 +137,17 @@ static bool load_model(const char *model)
 	return setenv("WATCHLAB_MODEL", model, 1) == 0;
 }
 
+static double seconds_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static bool run_suite(const struct wl_suite *s, const char *model, unsigned int num)
 {
+	double start = seconds_now();
 	char name[96];
 	bool ok = true;
 
@@ -155,6 +165,8 @@ static bool run_suite(const struct wl_suite *s, const char *model, unsigned int 
 		ktap_line("%sok %zu %s", r == WL_PASS ? "" : "not ", i + 1, test_name(s, i));
 		ok &= r == WL_PASS;
 	}
+	/* Where a boot's time goes, for whoever sizes the suites. */
+	ktap_line("# %s took %.1f s", name, seconds_now() - start);
 	ktap_set_depth(0);
 	ktap_line("%sok %u %s", ok ? "" : "not ", num, name);
 	return ok;
