@@ -42,7 +42,7 @@ GUEST_LIBS := -lkeyutils -lselinux -lpcre2-8
 LOADER_LIBS := -lselinux -lsepol -lpcre2-8
 SEPOLICY := $(B)/selinux/policy.bin
 
-.PHONY: help lab test deps tree FORCE kernel kernel-debug guest boot-lab boot-debug \
+.PHONY: help lab test deps tree FORCE kernel kernel-debug guest boot-lab boot-test \
 	host-tests report-lab report-test results-dir shell shell-tty matrix clean distclean
 
 help:
@@ -58,7 +58,10 @@ help:
 	@echo "  make guest      build only the initramfs"
 	@echo "  make clean      remove results and guest programs (keeps the kernel builds)"
 	@echo "  make distclean  remove build/ and results/"
-	@echo "variables: KVM=1 (use KVM instead of TCG), BOOT_TIMEOUT=$(BOOT_TIMEOUT) s"
+	@echo "variables: KVM=1 (use KVM instead of TCG), BOOT_TIMEOUT=$(BOOT_TIMEOUT) s,"
+	@echo "           FRESH=1 (boot again even where a passing boot of the same kernel,"
+	@echo "           initramfs and command line could be replayed from build/boot-cache),"
+	@echo "           BOOT_JOBS=N (boots at once; default one per core)"
 
 deps:
 	@harness/deps.sh
@@ -117,13 +120,17 @@ guest: $(INITRD)
 
 results-dir:
 	@rm -rf $(R) && mkdir -p $(R)
+	@harness/boot-cache.sh begin
+
+# Boots run side by side (harness/boot-all.sh), the longest first.
+LAB_BOOT_SPECS := $(foreach p,$(PROFILES),$(LAB_OBJ):$(p):$(p):$(BOOT_TIMEOUT))
+DEBUG_BOOT_SPEC := $(DEBUG_OBJ):$(DEBUG_PROFILE):$(DEBUG_PROFILE)-debug:$(DEBUG_BOOT_TIMEOUT):debug
 
 boot-lab: kernel guest | results-dir
-	@for p in $(PROFILES); do harness/run-profile.sh $(LAB_OBJ) $$p $$p $(BOOT_TIMEOUT); done
+	@harness/boot-all.sh $(LAB_BOOT_SPECS)
 
-boot-debug: kernel-debug guest | results-dir
-	@harness/run-profile.sh $(DEBUG_OBJ) $(DEBUG_PROFILE) $(DEBUG_PROFILE)-debug \
-		$(DEBUG_BOOT_TIMEOUT) debug
+boot-test: kernel kernel-debug guest | results-dir
+	@harness/boot-all.sh $(DEBUG_BOOT_SPEC) $(LAB_BOOT_SPECS)
 
 host-tests: tree $(UAPI)/.stamp | results-dir
 	@harness/host-tests.sh >$(R)/host.ktap
@@ -131,7 +138,9 @@ host-tests: tree $(UAPI)/.stamp | results-dir
 LAB_BOOTS := $(foreach p,$(PROFILES),$(p):$(p):1)
 
 # Write the reports, print the matrix and the summary; fail on any failure.
+# Only a passing report lets its boots be replayed by the next run.
 report = rc=0; harness/report.py $(R) $(1) >$(R)/summary.txt || rc=$$?; \
+	if [ $$rc -eq 0 ]; then harness/boot-cache.sh commit; else harness/boot-cache.sh drop; fi; \
 	cat $(R)/matrix.md; \
 	echo "watchlab: results in $(R:$(TOP)/%=%)/ (console logs, ktap.txt, junit.xml, matrix.json, matrix.md)"; \
 	cat $(R)/summary.txt; exit $$rc
@@ -139,7 +148,7 @@ report = rc=0; harness/report.py $(R) $(1) >$(R)/summary.txt || rc=$$?; \
 report-lab: boot-lab
 	@$(call report,$(LAB_BOOTS))
 
-report-test: boot-lab boot-debug host-tests
+report-test: boot-test host-tests
 	@$(call report,$(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 host:host:ktap \
 		$(TOP)/SECURITY.md:security:doc)
 

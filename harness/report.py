@@ -271,7 +271,7 @@ def doc_checks(path, matrix):
 
 def main():
     results = Path(sys.argv[1])
-    boots, cells, docs = [], [], []
+    boots, cells, docs, replayed = [], [], [], []
     for spec in sys.argv[2:]:
         name, profile, kind = spec.split(":")
         if kind == "doc":
@@ -288,6 +288,8 @@ def main():
         text = log.read_text(errors="replace") if log.exists() else ""
         status_file = Path(f"{log}.status")
         status = status_file.read_text().strip() if status_file.exists() else ""
+        if status.endswith(" cached"):
+            replayed.append(name)
         lines = text.splitlines()
         suites = parse_ktap(lines, log.name)
         boot_cells = matrix_cells(lines, profile) if kind == "1" else []
@@ -318,6 +320,9 @@ def main():
                 print(f"FAIL {path}")
                 for d in leaf.diags[-6:]:
                     print(f"     {d}")
+    if replayed:
+        print(f"replayed from build/boot-cache (inputs unchanged since a passing run; "
+              f"FRESH=1 boots again): {', '.join(replayed)}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

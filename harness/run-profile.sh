@@ -24,11 +24,26 @@ for l in ${lsm//,/ }; do
 	fi
 done
 
-echo "watchlab: booting profile $profile${debug:+ (debug kernel)}"
 args="lsm=$lsm watchlab.profile=$profile watchlab.lsm=$expect"
 [ -z "$debug" ] || args="$args watchlab.debug=1"
 # SUITES="a b": run only those runner suites (for iterating on one suite).
 [ -z "${SUITES:-}" ] || args="$args watchlab.suites=$(echo "$SUITES" | tr ' ' ',')"
+kernel=$obj/arch/x86/boot/bzImage initrd=$build/initramfs.cpio
+log=$results/console-$name.log
+
+# A passing boot of the same inputs is replayed (harness/boot-cache.sh).
+cache="$top/harness/boot-cache.sh"
+key=$("$cache" key "$kernel" "$initrd" "$top/harness/boot.sh" -- \
+	"$args" "KVM=${KVM:-0}" "GUEST_MEM=${GUEST_MEM:-1024}")
+if [ "${FRESH:-0}" != 1 ] && when=$("$cache" replay "$name" "$key" "$log"); then
+	echo "watchlab: profile $profile${debug:+ (debug kernel)}: replayed its passing boot of $when (same kernel, initramfs and command line; FRESH=1 boots again)"
+	exit 0
+fi
+
+echo "watchlab: booting profile $profile${debug:+ (debug kernel)}"
 # shellcheck disable=SC2086 # the kernel arguments are separate words
-"$top/harness/boot.sh" "$obj/arch/x86/boot/bzImage" "$build/initramfs.cpio" \
-	"$profile" "$results/console-$name.log" "$timeout" $args
+"$top/harness/boot.sh" "$kernel" "$initrd" "$name" "$log" "$timeout" $args
+
+if [ "$(cut -d' ' -f1 "$log.status")" = ok ]; then
+	"$cache" store "$name" "$key" "$log"
+fi
