@@ -75,6 +75,13 @@ class HostChecks(unittest.TestCase):
         node = report.host_checks("plain", "", "timeout 300")
         self.assertFalse(leaves([node])["host.boot_finished"])
 
+    def test_replayed_boot_is_checked_like_a_fresh_one(self):
+        clean = "# watchlab: runner finished\n"
+        self.assertTrue(report.host_checks("plain", clean, "ok 1.0 cached").ok)
+        splat = clean + "[ 1.0] BUG: KASAN: use-after-free in x\n"
+        node = report.host_checks("plain", splat, "ok 1.0 cached")
+        self.assertEqual(leaves([node])["host.console_clean"], False)
+
 
 class Matrix(unittest.TestCase):
     def cells(self, expected, observed):
