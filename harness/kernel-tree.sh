@@ -1,16 +1,16 @@
 #!/bin/bash
-# Prepare build/linux: the pristine linux-source-6.12 tree with
-# kernel-patches/series applied and lsm/ grafted in as security/watchpol/.
+# Prepare build/linux: the linux-source-6.12 tree with kernel-patches/series
+# applied and lsm/ grafted in as security/watchpol/.
 #
-# A change to the installed source package or to any patch rebuilds the
-# patched tree from pristine (never patching an already-patched tree) and
-# syncs it by content into build/linux, so kbuild recompiles only what changed.
+# A change to the installed source package or to any patch extracts the
+# package's tarball again, the pristine source, and applies the series to
+# it (never to an already-patched tree), then syncs the result by content
+# into build/linux, so kbuild recompiles only what changed.
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 tarball=/usr/src/linux-source-6.12.tar.xz
-pristine=$build/pristine
 tree=$build/linux
 
 say() { echo "watchlab: $*"; }
@@ -18,16 +18,6 @@ say() { echo "watchlab: $*"; }
 [ -f "$tarball" ] || { echo "watchlab: $tarball missing (apt-get install linux-source-6.12)" >&2; exit 1; }
 pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
 mkdir -p "$build"
-
-if [ "$(cat "$pristine.version" 2>/dev/null)" != "$pkgver" ]; then
-	say "extracting linux-source-6.12 $pkgver"
-	rm -rf "$pristine" "$pristine.version"
-	mkdir -p "$pristine"
-	tar -C "$pristine" -xf "$tarball"
-	echo "$pkgver" >"$pristine.version"
-fi
-src=$(echo "$pristine"/linux-source-*)
-sublevel=$(sed -n 's/^SUBLEVEL = //p' "$src/Makefile")
 
 series=$top/kernel-patches/series
 patches=""
@@ -46,8 +36,11 @@ key=$( {
 if [ "$(cat "$tree.patches-key" 2>/dev/null)" != "$key" ]; then
 	staging=$build/linux.staging
 	rm -rf "$staging"
-	say "patching 6.12.$sublevel from pristine ($(echo "$patches" | grep -c . || true) patches)"
-	cp -a "$src" "$staging"
+	mkdir -p "$staging"
+	say "extracting linux-source-6.12 $pkgver"
+	tar -C "$staging" --strip-components=1 -xf "$tarball"
+	sublevel=$(sed -n 's/^SUBLEVEL = //p' "$staging/Makefile")
+	say "patching 6.12.$sublevel ($(echo "$patches" | grep -c . || true) patches)"
 	for p in $patches; do
 		rej=$build/rejects/$p.rej
 		mkdir -p "$build/rejects"
