@@ -6,9 +6,9 @@
  * swaps racing with an event storm.  These tests set their own policies, so
  * they report no matrix cells: the scenarios do that for the runner's models.
  *
- * suite_watchpol_bench prints the per-event cost of posting (BENCH lines),
- * in every boot.  suite_watchpol_lock locks the policy until reboot, so it
- * must be the last suite of a boot (suites.c lists it last).
+ * suite_watchpol_lock locks the policy until reboot, so it must be the
+ * last suite of a boot that loads policies (suites.c lists it after them;
+ * the benchmark, suite_watchpol_bench.c, before it).
  *
  * Every test leaves the policy it found in force.
  */
@@ -24,8 +24,6 @@
 #include <sys/klog.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <x86intrin.h>
 #include <unistd.h>
 #include <linux/capability.h>
 
@@ -1182,138 +1180,6 @@ static const struct wl_test watchpol_stress_tests[] = {
 };
 
 WL_SUITE_IF(suite_watchpol_stress, watchpol_stress_tests, watchpol_stress_applies);
-
-/* ---- benchmark: figures, not pass/fail ---- */
-
-static double clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-/*
- * The guest's clock may tick in jiffies; the TSC does not.  Rounds are
- * timed in TSC ticks and converted with a rate measured over the run.
- */
-static double now_ns(void)
-{
-	return (double)__rdtsc();
-}
-
-/*
- * ns per keyctl_update with nq queues watching the key, timed in rounds of
- * 200 updates (less than a queue holds) with the queues drained untimed in
- * between, so every post takes the full path, not the queue-full one.
- */
-static double bench_updates(key_serial_t key, int nq, unsigned long n)
-{
-	struct wl_record rec;
-	double total = 0;
-	int fds[8];
-
-	for (int q = 0; q < nq; q++) {
-		fds[q] = wl_wq_open(256);
-		if (fds[q] < 0 || keyctl_watch_key(key, fds[q], q + 1)) {
-			wl_diag("bench: queue %d: %s", q, strerror(errno));
-			return -1;
-		}
-	}
-	for (unsigned long done = 0; done < n; done += 200) {
-		double t0 = now_ns();
-
-		for (int i = 0; i < 200; i++)
-			if (keyctl_update(key, "b", 1))
-				return -1;
-		total += now_ns() - t0;
-		for (int q = 0; q < nq; q++)
-			while (wl_wq_read(fds[q], &rec, 0) > 0)
-				;
-	}
-	for (int q = 0; q < nq; q++) {
-		keyctl_watch_key(key, fds[q], -1);
-		wl_wq_close(fds[q]);
-	}
-	return total / (double)((n + 199) / 200 * 200);
-}
-
-static int bench_config(const char *name)
-{
-	unsigned long n = wl_scale(4000);
-	double t0, t1, t8, c0, k0, rate;
-	key_serial_t key;
-
-	key = add_key("user", "wp-bench", "v", 1, KEY_SPEC_PROCESS_KEYRING);
-	if (key < 0) {
-		wl_diag("bench: add_key: %s", strerror(errno));
-		return -1;
-	}
-	bench_updates(key, 1, n / 4);	/* warm up */
-	c0 = clock_ns();
-	k0 = now_ns();
-	t0 = bench_updates(key, 0, n);
-	t1 = bench_updates(key, 1, n);
-	t8 = bench_updates(key, 8, n);
-	rate = (clock_ns() - c0) / (now_ns() - k0);
-	keyctl_invalidate(key);
-	if (t0 < 0 || t1 < 0 || t8 < 0)
-		return -1;
-	t0 *= rate;
-	t1 *= rate;
-	t8 *= rate;
-	wl_diag("BENCH profile=%s config=%s update_ns=%.0f per_event_per_queue_ns q1=%.0f q8=%.0f",
-		wl_profile(), name, t0, t1 - t0, (t8 - t0) / 8);
-	return 0;
-}
-
-/*
- * The per-event cost of posting to 1 and 8 queues: as booted (no watchpol,
- * or watchpol with its boot policy, beside Smack or SELinux when they are
- * on), then under watchpol none and strict with 100 label rules.
- */
-static enum wl_result bench_post_cost(void)
-{
-	const char *config;
-	char *rules;
-	size_t pos;
-	int r;
-
-	WL_EXPECT(bench_config(watchpol_present() ? "watchpol-boot" : "no-watchpol") == 0,
-		  "bench as booted failed");
-	if (!watchpol_present())
-		return WL_PASS;
-	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
-	r = wp_write_policy_str("default none\n");
-	WL_EXPECT(r == 0, "write policy: %s", strerror(-r));
-	WL_EXPECT(bench_config("watchpol-none") == 0, "bench under none failed");
-	rules = malloc(8192);
-	WL_EXPECT(rules, "malloc");
-	pos = snprintf(rules, 8192, "default strict\nenforce 1\n");
-	for (int i = 0; i < 100; i++)
-		pos += snprintf(rules + pos, 8192 - pos, "post bench%d bench%d\n", i, i + 1);
-	r = wp_write_policy_str(rules);
-	free(rules);
-	config = "watchpol-strict-100-rules";
-	if (r == -EINVAL) {
-		/* SELinux rejects labels its policy does not define. */
-		r = wp_write_policy_str("default strict\nenforce 1\n");
-		config = "watchpol-strict-no-rules";
-	}
-	WL_EXPECT(r == 0, "write policy: %s", strerror(-r));
-	r = bench_config(config);
-	free(drain_log());
-	WL_EXPECT(wp_restore_policy(), "restore the policy");
-	WL_EXPECT(r == 0, "bench under strict failed");
-	return WL_PASS;
-}
-
-static const struct wl_test watchpol_bench_tests[] = {
-	{ "bench_post_cost", bench_post_cost },
-};
-
-/* Every boot: with no watchpol it measures the baseline. */
-WL_SUITE(suite_watchpol_bench, watchpol_bench_tests);
 
 /* ---- the lock: last suite of a boot ---- */
 
