@@ -53,6 +53,8 @@ help:
 	@echo "                  kmemleak) and the host-side suites; ends with 'N passed, N failed'"
 	@echo "  make shell PROFILE=plain|selinux|smack"
 	@echo "                  boot the lab kernel to an interactive busybox shell"
+	@echo "  make bench      the posting benchmark: boot no LSM, watchpol, Smack and both,"
+	@echo "                  print the per-event cost of 1 and 8 queues side by side"
 	@echo "  make matrix     copy results/latest/matrix.md into SECURITY.md"
 	@echo "  make kernel     build only the lab kernel (kernel-debug: the debug kernel)"
 	@echo "  make guest      build only the initramfs"
@@ -170,6 +172,12 @@ shell: shell-tty kernel guest
 
 matrix:
 	@harness/security-matrix.sh
+
+# The posting benchmark: figures, not pass/fail.  One boot per lsm= list
+# (results/bench/console-*.log) and one table (results/bench/table.txt).
+.PHONY: bench
+bench: kernel guest
+	@harness/bench.sh $(LAB_OBJ)
 
 clean:
 	rm -rf $(TOP)/results $(GUEST) $(INITRD) $(INITRD).list $(B)/selinux

@@ -23,11 +23,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/capability.h>
 /* glibc's <fcntl.h> already defines what <linux/fcntl.h> would redefine. */
 #define _LINUX_FCNTL_H
 #include <linux/watch_queue.h>
@@ -134,22 +132,6 @@ static int write_file(const char *path, const char *text)
 	return 0;
 }
 
-/* Keep exactly caps (effective and permitted) after the uid switch. */
-static int set_caps(uint64_t caps)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = {
-		{ .effective = (uint32_t)caps, .permitted = (uint32_t)caps },
-		{ .effective = (uint32_t)(caps >> 32), .permitted = (uint32_t)(caps >> 32) },
-	};
-
-	if (syscall(SYS_capset, &h, d)) {
-		wl_diag("capset(0x%llx): %s", (unsigned long long)caps, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* An unprivileged user namespace in which the caller is root. */
 static int enter_userns(const struct scn_party *p)
 {
@@ -208,7 +190,7 @@ static int enter_party(const struct scn_party *p)
 		wl_diag("PR_SET_DUMPABLE: %s", strerror(errno));
 		return -1;
 	}
-	if (p->caps && set_caps(p->caps))
+	if (p->caps && wl_set_caps(p->caps))
 		return -1;
 	return p->userns ? enter_userns(p) : 0;
 }

@@ -6,9 +6,9 @@
  * swaps racing with an event storm.  These tests set their own policies, so
  * they report no matrix cells: the scenarios do that for the runner's models.
  *
- * suite_watchpol_bench prints the per-event cost of posting (BENCH lines),
- * in every boot.  suite_watchpol_lock locks the policy until reboot, so it
- * must be the last suite of a boot (suites.c lists it last).
+ * suite_watchpol_lock locks the policy until reboot, so it must be the
+ * last suite of a boot that loads policies (suites.c lists it after them;
+ * the benchmark, suite_watchpol_bench.c, before it).
  *
  * Every test leaves the policy it found in force.
  */
@@ -24,121 +24,19 @@
 #include <sys/klog.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <x86intrin.h>
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "watchpol_util.h"
 #include "wl.h"
-
-#define WP_DIR "/sys/kernel/security/watchpol"
-#define WP_POLICY WP_DIR "/policy"
-#define WP_STATS WP_DIR "/stats"
-#define WP_LOG WP_DIR "/log"
-#define WP_LOCK WP_DIR "/lock"
 
 /* From <linux/watch_queue.h>, which clashes with <fcntl.h>. */
 #define WP_TYPE_META 0
 #define WP_TYPE_KEY_NOTIFY 1
 #define WP_META_REMOVAL_NOTIFICATION 0
 
-#define WP_MAX_TEXT 65536
 #define WP_WATCHER 1000
 #define WP_TRIGGERER 1001
-
-/* ---- files ---- */
-
-/* Read a whole file; returns its length or -1 (errno set). */
-static ssize_t read_all(const char *path, char *buf, size_t size)
-{
-	size_t len = 0;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	if (n < 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return len;
-}
-
-/* One write(2) of the whole text; 0 or -errno. */
-static int write_one(const char *path, const char *text, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int e;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, len);
-	e = errno;
-	close(fd);
-	if (n < 0)
-		return -e;
-	return n == (ssize_t)len ? 0 : -EIO;
-}
-
-static int write_policy(const char *text, size_t len)
-{
-	return write_one(WP_POLICY, text, len);
-}
-
-static int write_policy_str(const char *text)
-{
-	return write_policy(text, strlen(text));
-}
-
-static char *read_policy(void)
-{
-	char *buf = malloc(WP_MAX_TEXT * 4 + 1);
-
-	if (!buf)
-		return NULL;
-	if (read_all(WP_POLICY, buf, WP_MAX_TEXT * 4 + 1) < 0) {
-		wl_diag("read %s: %s", WP_POLICY, strerror(errno));
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* The policy in force when a test starts, put back when it ends. */
-static char *saved_policy;
-
-static bool save_policy(void)
-{
-	saved_policy = read_policy();
-	return saved_policy != NULL;
-}
-
-static bool restore_policy(void)
-{
-	int r;
-
-	if (!saved_policy)
-		return false;
-	r = write_policy_str(saved_policy);
-	if (r)
-		wl_diag("restoring the policy: %s", strerror(-r));
-	free(saved_policy);
-	saved_policy = NULL;
-	return r == 0;
-}
-
-static bool watchpol_present(void)
-{
-	return access(WP_DIR, F_OK) == 0;
-}
 
 /* ---- stats and log ---- */
 
@@ -152,7 +50,7 @@ static int stat_row(const char *hook, const char *model, struct wp_count *c)
 	char buf[8192], key[96];
 	char *p;
 
-	if (read_all(WP_STATS, buf, sizeof(buf)) < 0) {
+	if (wp_read_all(WP_STATS, buf, sizeof(buf)) < 0) {
 		wl_diag("read %s: %s", WP_STATS, strerror(errno));
 		return -1;
 	}
@@ -172,7 +70,7 @@ static long stat_value(const char *name)
 	char *p;
 	long v;
 
-	if (read_all(WP_STATS, buf, sizeof(buf)) < 0)
+	if (wp_read_all(WP_STATS, buf, sizeof(buf)) < 0)
 		return -1;
 	snprintf(key, sizeof(key), "\n%s ", name);
 	p = strstr(buf, key);
@@ -429,14 +327,14 @@ static enum wl_result check_round_trip(const char *text, size_t len,
 
 	WL_EXPECT(oracle(text, len, want, sizeof(want), &line) == 0,
 		  "%s: the oracle rejects it at line %u", what, line);
-	r = write_policy(text, len);
+	r = wp_write_policy(text, len);
 	WL_EXPECT(r == 0, "%s: write: %s", what, strerror(-r));
-	got = read_policy();
+	got = wp_read_policy();
 	WL_EXPECT(got, "%s: read back failed", what);
 	WL_EXPECT(!strcmp(got, want), "%s: read back\n%s\nwant\n%s", what, got, want);
-	r = write_policy_str(got);
+	r = wp_write_policy_str(got);
 	WL_EXPECT(r == 0, "%s: writing the read-back text: %s", what, strerror(-r));
-	again = read_policy();
+	again = wp_read_policy();
 	WL_EXPECT(again && !strcmp(again, got),
 		  "%s: canonical text changed on a second round trip", what);
 	free(got);
@@ -455,13 +353,13 @@ static enum wl_result policy_round_trip(void)
 	enum wl_result res = WL_PASS;
 	char *buf = malloc(WP_MAX_TEXT);
 
-	WL_EXPECT(buf && save_policy(), "could not save the policy in force");
+	WL_EXPECT(buf && wp_save_policy(), "could not save the policy in force");
 	for (size_t i = 0; i < WL_ARRAY_SIZE(round_trip_policies) && res == WL_PASS; i++)
 		res = check_round_trip(round_trip_policies[i],
 				       strlen(round_trip_policies[i]),
 				       round_trip_policies[i]);
 	for (size_t i = 0; i < WL_ARRAY_SIZE(files) && res == WL_PASS; i++) {
-		ssize_t n = read_all(files[i], buf, WP_MAX_TEXT);
+		ssize_t n = wp_read_all(files[i], buf, WP_MAX_TEXT);
 
 		if (n < 0) {
 			wl_diag("%s: %s", files[i], strerror(errno));
@@ -471,7 +369,7 @@ static enum wl_result policy_round_trip(void)
 		res = check_round_trip(buf, n, files[i]);
 	}
 	free(buf);
-	if (!restore_policy())
+	if (!wp_restore_policy())
 		return WL_FAIL;
 	return res;
 }
@@ -484,14 +382,14 @@ static enum wl_result bad_policy_rejected_whole(void)
 	char *before, *after, *klog;
 	int r, n;
 
-	WL_EXPECT(save_policy(), "could not save the policy in force");
-	r = write_policy_str(good);
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	r = wp_write_policy_str(good);
 	WL_EXPECT(r == 0, "write a good policy: %s", strerror(-r));
-	before = read_policy();
-	r = write_policy_str(bad);
+	before = wp_read_policy();
+	r = wp_write_policy_str(bad);
 	WL_EXPECT(r == -EINVAL, "a bad policy got %s, want EINVAL",
 		  r ? strerror(-r) : "success");
-	after = read_policy();
+	after = wp_read_policy();
 	WL_EXPECT(before && after && !strcmp(before, after),
 		  "the policy in force changed after a rejected write:\n%s", after);
 
@@ -505,7 +403,7 @@ static enum wl_result bad_policy_rejected_whole(void)
 	free(klog);
 	free(before);
 	free(after);
-	return restore_policy() ? WL_PASS : WL_FAIL;
+	return wp_restore_policy() ? WL_PASS : WL_FAIL;
 }
 
 static int no_mac_admin_child(void *arg)
@@ -518,13 +416,13 @@ static int no_mac_admin_child(void *arg)
 		wl_diag("capset without CAP_MAC_ADMIN: %s", strerror(errno));
 		return 1;
 	}
-	r = write_policy_str("default strict\n");
+	r = wp_write_policy_str("default strict\n");
 	if (r != -EPERM) {
 		wl_diag("policy write without CAP_MAC_ADMIN: %s, want EPERM",
 			r ? strerror(-r) : "success");
 		bad = 1;
 	}
-	r = write_one(WP_LOCK, "1", 1);
+	r = wp_write_one(WP_LOCK, "1", 1);
 	if (r != -EPERM) {
 		wl_diag("lock write without CAP_MAC_ADMIN: %s, want EPERM",
 			r ? strerror(-r) : "success");
@@ -538,9 +436,9 @@ static int no_mac_admin_child(void *arg)
 	}
 	if (fd >= 0)
 		close(fd);
-	if (read_all(WP_POLICY, buf, sizeof(buf)) < 0 ||
-	    read_all(WP_STATS, buf, sizeof(buf)) < 0 ||
-	    read_all(WP_LOCK, buf, sizeof(buf)) < 0) {
+	if (wp_read_all(WP_POLICY, buf, sizeof(buf)) < 0 ||
+	    wp_read_all(WP_STATS, buf, sizeof(buf)) < 0 ||
+	    wp_read_all(WP_LOCK, buf, sizeof(buf)) < 0) {
 		wl_diag("reading policy, stats or lock without CAP_MAC_ADMIN: %s",
 			strerror(errno));
 		bad = 1;
@@ -563,7 +461,7 @@ static int passed_fd_child(void *arg)
 
 static int unprivileged_user_child(void *arg)
 {
-	int r = write_policy_str("default strict\n");
+	int r = wp_write_policy_str("default strict\n");
 
 	(void)arg;
 	if (r != -EPERM && r != -EACCES) {
@@ -580,7 +478,7 @@ static enum wl_result writes_need_cap_mac_admin(void)
 	char *before, *after;
 	int fd;
 
-	before = read_policy();
+	before = wp_read_policy();
 	WL_EXPECT(before, "read the policy");
 	WL_EXPECT(wl_run_as(&root, no_mac_admin_child, NULL) == 0,
 		  "root without CAP_MAC_ADMIN was not refused");
@@ -591,7 +489,7 @@ static enum wl_result writes_need_cap_mac_admin(void)
 	WL_EXPECT(wl_run_as(&user, passed_fd_child, &fd) == 0,
 		  "a privileged fd let uid %d change the policy", WP_WATCHER);
 	close(fd);
-	after = read_policy();
+	after = wp_read_policy();
 	WL_EXPECT(after && !strcmp(before, after),
 		  "the policy changed after refused writes:\n%s", after);
 	free(before);
@@ -727,8 +625,8 @@ static enum wl_result decisions_counted_and_logged(const char *policy,
 	char *log;
 	int got, r;
 
-	WL_EXPECT(save_policy(), "could not save the policy in force");
-	r = write_policy_str(policy);
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	r = wp_write_policy_str(policy);
 	WL_EXPECT(r == 0, "write policy: %s", strerror(-r));
 	free(drain_log());
 	WL_EXPECT(!stat_row("post_notification", "strict", &strict0) &&
@@ -743,7 +641,7 @@ static enum wl_result decisions_counted_and_logged(const char *policy,
 		  !stat_row("watch_key", "strict", &wk1), "stats");
 	dropped1 = stat_value("log_dropped");
 	log = drain_log();
-	restore_policy();
+	wp_restore_policy();
 	WL_EXPECT(log, "could not read the log");
 	if (got < 0)
 		wl_diag("log:\n%s", log);
@@ -854,11 +752,11 @@ static enum wl_result meta_records_always_pass(void)
 	 * hook; a source that posts META through the hook is counted in
 	 * meta_passed instead of being judged.
 	 */
-	WL_EXPECT(save_policy(), "could not save the policy in force");
-	r = write_policy_str("default strict\nkernel_events deny\nenforce 1\n");
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	r = wp_write_policy_str("default strict\nkernel_events deny\nenforce 1\n");
 	WL_EXPECT(r == 0, "write policy: %s", strerror(-r));
 	r = wl_run_as(&w, meta_child, NULL);
-	restore_policy();
+	wp_restore_policy();
 	WL_EXPECT(r == 0, "the removal record was not delivered");
 	return WL_PASS;
 }
@@ -1030,14 +928,14 @@ static enum wl_result policy_fuzz(void)
 	int r;
 
 	if (selinux) {
-		ssize_t n = read_all("/proc/self/attr/current", own_label, sizeof(own_label));
+		ssize_t n = wp_read_all("/proc/self/attr/current", own_label, sizeof(own_label));
 
 		if (n > 0 && own_label[n - 1] == '\n')
 			own_label[n - 1] = '\0';
 		labels_checked = n > 0;
 	}
-	WL_EXPECT(save_policy(), "could not save the policy in force");
-	r = write_policy_str("");
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	r = wp_write_policy_str("");
 	WL_EXPECT(r == 0, "write the empty policy: %s", strerror(-r));
 	oracle("", 0, prev, sizeof(prev), &line);
 
@@ -1052,31 +950,31 @@ static enum wl_result policy_fuzz(void)
 			len = gen_policy(text, sizeof(text) / 2);
 		}
 		ok = oracle(text, len, want, sizeof(want), &line) == 0;
-		r = write_policy(text, len);
+		r = wp_write_policy(text, len);
 		if (r == 0 && !ok) {
 			wl_diag("iteration %lu: the kernel accepted a policy the grammar rejects at line %u:\n%.*s",
 				i, line, (int)len, text);
-			restore_policy();
+			wp_restore_policy();
 			return WL_FAIL;
 		}
 		if (r && r != -EINVAL) {
 			wl_diag("iteration %lu: write failed with %s, want EINVAL", i, strerror(-r));
-			restore_policy();
+			wp_restore_policy();
 			return WL_FAIL;
 		}
 		if (r && ok && !(selinux && has_foreign_label(want))) {
 			wl_diag("iteration %lu: the kernel rejected a valid policy:\n%.*s",
 				i, (int)len, text);
-			restore_policy();
+			wp_restore_policy();
 			return WL_FAIL;
 		}
-		got = read_policy();
+		got = wp_read_policy();
 		if (!got || strcmp(got, r == 0 ? want : prev)) {
 			wl_diag("iteration %lu: %s write, policy in force is\n%s\nwant\n%s", i,
 				r == 0 ? "after an accepted" : "after a rejected",
 				got ? got : "(unreadable)", r == 0 ? want : prev);
 			free(got);
-			restore_policy();
+			wp_restore_policy();
 			return WL_FAIL;
 		}
 		free(got);
@@ -1093,7 +991,7 @@ static enum wl_result policy_fuzz(void)
 		iters, accepted, rejected);
 	WL_EXPECT(accepted > iters / 20 && rejected > iters / 20,
 		  "the fuzz is lopsided: %lu accepted, %lu rejected", accepted, rejected);
-	return restore_policy() ? WL_PASS : WL_FAIL;
+	return wp_restore_policy() ? WL_PASS : WL_FAIL;
 }
 
 /* ---- swaps racing with an event storm ---- */
@@ -1193,7 +1091,7 @@ static enum wl_result policy_swaps_race_event_storm(void)
 
 	for (size_t k = 0; k < WL_ARRAY_SIZE(policies); k++)
 		oracle(policies[k], strlen(policies[k]), canon[k], sizeof(canon[k]), &line);
-	WL_EXPECT(save_policy(), "could not save the policy in force");
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
 	WL_EXPECT(!pipe(st.ready) && !pipe(st.stop), "pipe: %s", strerror(errno));
 
 	/* Root's key, writable and viewable by everyone. */
@@ -1215,7 +1113,7 @@ static enum wl_result policy_swaps_race_event_storm(void)
 	/* Swap policies and read the log while the storm runs. */
 	for (i = 0; i < swaps && !bad; i++) {
 		size_t k = i % WL_ARRAY_SIZE(policies);
-		int r = write_policy_str(policies[k]);
+		int r = wp_write_policy_str(policies[k]);
 		char *got;
 
 		if (r) {
@@ -1223,7 +1121,7 @@ static enum wl_result policy_swaps_race_event_storm(void)
 			bad = 1;
 			break;
 		}
-		got = read_policy();
+		got = wp_read_policy();
 		if (!got || strcmp(got, canon[k])) {
 			wl_diag("swap %lu: read back\n%s\nwant\n%s", i,
 				got ? got : "(unreadable)", canon[k]);
@@ -1244,7 +1142,7 @@ static enum wl_result policy_swaps_race_event_storm(void)
 		}
 	}
 	dec1 = stat_value("decisions");
-	restore_policy();
+	wp_restore_policy();
 	free(drain_log());
 	wl_diag("storm: %lu policy swaps, %ld decisions meanwhile", i, dec1 - dec0);
 	WL_EXPECT(!bad, "the storm failed");
@@ -1283,138 +1181,6 @@ static const struct wl_test watchpol_stress_tests[] = {
 
 WL_SUITE_IF(suite_watchpol_stress, watchpol_stress_tests, watchpol_stress_applies);
 
-/* ---- benchmark: figures, not pass/fail ---- */
-
-static double clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-/*
- * The guest's clock may tick in jiffies; the TSC does not.  Rounds are
- * timed in TSC ticks and converted with a rate measured over the run.
- */
-static double now_ns(void)
-{
-	return (double)__rdtsc();
-}
-
-/*
- * ns per keyctl_update with nq queues watching the key, timed in rounds of
- * 200 updates (less than a queue holds) with the queues drained untimed in
- * between, so every post takes the full path, not the queue-full one.
- */
-static double bench_updates(key_serial_t key, int nq, unsigned long n)
-{
-	struct wl_record rec;
-	double total = 0;
-	int fds[8];
-
-	for (int q = 0; q < nq; q++) {
-		fds[q] = wl_wq_open(256);
-		if (fds[q] < 0 || keyctl_watch_key(key, fds[q], q + 1)) {
-			wl_diag("bench: queue %d: %s", q, strerror(errno));
-			return -1;
-		}
-	}
-	for (unsigned long done = 0; done < n; done += 200) {
-		double t0 = now_ns();
-
-		for (int i = 0; i < 200; i++)
-			if (keyctl_update(key, "b", 1))
-				return -1;
-		total += now_ns() - t0;
-		for (int q = 0; q < nq; q++)
-			while (wl_wq_read(fds[q], &rec, 0) > 0)
-				;
-	}
-	for (int q = 0; q < nq; q++) {
-		keyctl_watch_key(key, fds[q], -1);
-		wl_wq_close(fds[q]);
-	}
-	return total / (double)((n + 199) / 200 * 200);
-}
-
-static int bench_config(const char *name)
-{
-	unsigned long n = wl_scale(4000);
-	double t0, t1, t8, c0, k0, rate;
-	key_serial_t key;
-
-	key = add_key("user", "wp-bench", "v", 1, KEY_SPEC_PROCESS_KEYRING);
-	if (key < 0) {
-		wl_diag("bench: add_key: %s", strerror(errno));
-		return -1;
-	}
-	bench_updates(key, 1, n / 4);	/* warm up */
-	c0 = clock_ns();
-	k0 = now_ns();
-	t0 = bench_updates(key, 0, n);
-	t1 = bench_updates(key, 1, n);
-	t8 = bench_updates(key, 8, n);
-	rate = (clock_ns() - c0) / (now_ns() - k0);
-	keyctl_invalidate(key);
-	if (t0 < 0 || t1 < 0 || t8 < 0)
-		return -1;
-	t0 *= rate;
-	t1 *= rate;
-	t8 *= rate;
-	wl_diag("BENCH profile=%s config=%s update_ns=%.0f per_event_per_queue_ns q1=%.0f q8=%.0f",
-		wl_profile(), name, t0, t1 - t0, (t8 - t0) / 8);
-	return 0;
-}
-
-/*
- * The per-event cost of posting to 1 and 8 queues: as booted (no watchpol,
- * or watchpol with its boot policy, beside Smack or SELinux when they are
- * on), then under watchpol none and strict with 100 label rules.
- */
-static enum wl_result bench_post_cost(void)
-{
-	const char *config;
-	char *rules;
-	size_t pos;
-	int r;
-
-	WL_EXPECT(bench_config(watchpol_present() ? "watchpol-boot" : "no-watchpol") == 0,
-		  "bench as booted failed");
-	if (!watchpol_present())
-		return WL_PASS;
-	WL_EXPECT(save_policy(), "could not save the policy in force");
-	r = write_policy_str("default none\n");
-	WL_EXPECT(r == 0, "write policy: %s", strerror(-r));
-	WL_EXPECT(bench_config("watchpol-none") == 0, "bench under none failed");
-	rules = malloc(8192);
-	WL_EXPECT(rules, "malloc");
-	pos = snprintf(rules, 8192, "default strict\nenforce 1\n");
-	for (int i = 0; i < 100; i++)
-		pos += snprintf(rules + pos, 8192 - pos, "post bench%d bench%d\n", i, i + 1);
-	r = write_policy_str(rules);
-	free(rules);
-	config = "watchpol-strict-100-rules";
-	if (r == -EINVAL) {
-		/* SELinux rejects labels its policy does not define. */
-		r = write_policy_str("default strict\nenforce 1\n");
-		config = "watchpol-strict-no-rules";
-	}
-	WL_EXPECT(r == 0, "write policy: %s", strerror(-r));
-	r = bench_config(config);
-	free(drain_log());
-	WL_EXPECT(restore_policy(), "restore the policy");
-	WL_EXPECT(r == 0, "bench under strict failed");
-	return WL_PASS;
-}
-
-static const struct wl_test watchpol_bench_tests[] = {
-	{ "bench_post_cost", bench_post_cost },
-};
-
-/* Every boot: with no watchpol it measures the baseline. */
-WL_SUITE(suite_watchpol_bench, watchpol_bench_tests);
-
 /* ---- the lock: last suite of a boot ---- */
 
 static int lock_without_cap_child(void *arg)
@@ -1424,7 +1190,7 @@ static int lock_without_cap_child(void *arg)
 		wl_diag("capset: %s", strerror(errno));
 		return 1;
 	}
-	return write_one(WP_LOCK, "1", 1) == -EPERM ? 0 : 1;
+	return wp_write_one(WP_LOCK, "1", 1) == -EPERM ? 0 : 1;
 }
 
 static enum wl_result lock_is_honoured(void)
@@ -1433,32 +1199,32 @@ static enum wl_result lock_is_honoured(void)
 	char buf[16], *before, *after;
 	int r;
 
-	WL_EXPECT(read_all(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "0\n"),
+	WL_EXPECT(wp_read_all(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "0\n"),
 		  "lock reads '%s' before locking, want 0", buf);
 	WL_EXPECT(wl_run_as(&root, lock_without_cap_child, NULL) == 0,
 		  "root without CAP_MAC_ADMIN could write the lock");
-	WL_EXPECT(read_all(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "0\n"),
+	WL_EXPECT(wp_read_all(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "0\n"),
 		  "the lock was set without CAP_MAC_ADMIN");
-	r = write_one(WP_LOCK, "0", 1);
+	r = wp_write_one(WP_LOCK, "0", 1);
 	WL_EXPECT(r == 0, "writing 0 to an open lock: %s", strerror(-r));
 
-	before = read_policy();
+	before = wp_read_policy();
 	WL_EXPECT(before, "read the policy");
-	r = write_one(WP_LOCK, "1", 1);
+	r = wp_write_one(WP_LOCK, "1", 1);
 	WL_EXPECT(r == 0, "lock: %s", strerror(-r));
-	WL_EXPECT(read_all(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "1\n"),
+	WL_EXPECT(wp_read_all(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "1\n"),
 		  "lock reads '%s' after locking, want 1", buf);
-	r = write_policy_str("default strict\n");
+	r = wp_write_policy_str("default strict\n");
 	WL_EXPECT(r == -EPERM, "policy write when locked: %s, want EPERM",
 		  r ? strerror(-r) : "success");
-	r = write_policy_str(before);
+	r = wp_write_policy_str(before);
 	WL_EXPECT(r == -EPERM, "rewriting the same policy when locked: %s, want EPERM",
 		  r ? strerror(-r) : "success");
-	r = write_one(WP_LOCK, "0", 1);
+	r = wp_write_one(WP_LOCK, "0", 1);
 	WL_EXPECT(r == -EPERM, "unlocking: %s, want EPERM", r ? strerror(-r) : "success");
-	r = write_one(WP_LOCK, "1", 1);
+	r = wp_write_one(WP_LOCK, "1", 1);
 	WL_EXPECT(r == 0, "locking again: %s", strerror(-r));
-	after = read_policy();
+	after = wp_read_policy();
 	WL_EXPECT(after && !strcmp(before, after), "the locked policy changed:\n%s", after);
 	free(before);
 	free(after);

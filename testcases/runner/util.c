@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "wl.h"
 #include "ktap.h"
@@ -175,4 +177,19 @@ int wl_run_as(const struct wl_creds *c, int (*fn)(void *), void *arg)
 	if (WEXITSTATUS(status) == 125)
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+int wl_set_caps(uint64_t caps)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {
+		{ .effective = (uint32_t)caps, .permitted = (uint32_t)caps },
+		{ .effective = (uint32_t)(caps >> 32), .permitted = (uint32_t)(caps >> 32) },
+	};
+
+	if (syscall(SYS_capset, &h, d)) {
+		wl_diag("capset(0x%llx): %s", (unsigned long long)caps, strerror(errno));
+		return -1;
+	}
+	return 0;
 }

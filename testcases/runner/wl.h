@@ -112,6 +112,12 @@ int wl_run_as(const struct wl_creds *creds, int (*fn)(void *), void *arg);
 /* Switch the calling process to creds (setgroups/setresgid/setresuid/label). */
 int wl_drop_creds(const struct wl_creds *creds);
 
+/*
+ * Keep exactly caps (a mask of 1 << CAP_*) effective and permitted, e.g.
+ * after a uid switch done with PR_SET_KEEPCAPS.  0, or -1 (diagnosed).
+ */
+int wl_set_caps(uint64_t caps);
+
 /* Notification pipes (6.12 pipe transport). */
 int wl_wq_open(unsigned int nslots);	/* pipe2(O_NOTIFICATION_PIPE)+SET_SIZE; read end, or -1 */
 void wl_wq_close(int fd);

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * watchpol_util.c - read and write watchpol's securityfs files; save and
+ * restore the policy in force around a test that sets its own.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "watchpol_util.h"
+#include "wl.h"
+
+ssize_t wp_read_all(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	if (n < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return len;
+}
+
+int wp_write_one(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int e;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	e = errno;
+	close(fd);
+	if (n < 0)
+		return -e;
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+int wp_write_policy(const char *text, size_t len)
+{
+	return wp_write_one(WP_POLICY, text, len);
+}
+
+int wp_write_policy_str(const char *text)
+{
+	return wp_write_policy(text, strlen(text));
+}
+
+char *wp_read_policy(void)
+{
+	char *buf = malloc(WP_MAX_TEXT * 4 + 1);
+
+	if (!buf)
+		return NULL;
+	if (wp_read_all(WP_POLICY, buf, WP_MAX_TEXT * 4 + 1) < 0) {
+		wl_diag("read %s: %s", WP_POLICY, strerror(errno));
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The policy in force when a test starts, put back when it ends. */
+static char *saved_policy;
+
+bool wp_save_policy(void)
+{
+	saved_policy = wp_read_policy();
+	return saved_policy != NULL;
+}
+
+bool wp_restore_policy(void)
+{
+	int r;
+
+	if (!saved_policy)
+		return false;
+	r = wp_write_policy_str(saved_policy);
+	if (r)
+		wl_diag("restoring the policy: %s", strerror(-r));
+	free(saved_policy);
+	saved_policy = NULL;
+	return r == 0;
+}
+
+bool watchpol_present(void)
+{
+	return access(WP_DIR, F_OK) == 0;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * watchpol_util.h - watchpol's securityfs files, for the suites that read
+ * and set its policy (suite_watchpol.c, suite_watchpol_bench.c).
+ */
+#ifndef WL_WATCHPOL_UTIL_H
+#define WL_WATCHPOL_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define WP_DIR "/sys/kernel/security/watchpol"
+#define WP_POLICY WP_DIR "/policy"
+#define WP_STATS WP_DIR "/stats"
+#define WP_LOG WP_DIR "/log"
+#define WP_LOCK WP_DIR "/lock"
+
+#define WP_MAX_TEXT 65536
+
+/* Read a whole file, NUL-terminated; its length, or -1 with errno set. */
+ssize_t wp_read_all(const char *path, char *buf, size_t size);
+
+/* One write(2) of the whole text; 0 or -errno (-EIO for a short write). */
+int wp_write_one(const char *path, const char *text, size_t len);
+
+/* Replace the policy (one write); 0 or -errno. */
+int wp_write_policy(const char *text, size_t len);
+int wp_write_policy_str(const char *text);
+
+/* The policy in force, malloc'd; NULL (diagnosed) on error. */
+char *wp_read_policy(void);
+
+/*
+ * Save the policy in force, and put it back: a test that sets policies
+ * calls wp_save_policy() first and wp_restore_policy() before it ends.
+ */
+bool wp_save_policy(void);
+bool wp_restore_policy(void);
+
+/* True when the kernel runs watchpol (its securityfs directory exists). */
+bool watchpol_present(void);
+
+#endif /* WL_WATCHPOL_UTIL_H */
