@@ -157,6 +157,8 @@ int wl_usb_find(struct usbdev *u)
 			USB_DEVICES);
 		return -1;
 	}
+	if (wl_usb_wait(u, WL_USB_SETTLE_MS))
+		return -1;
 	snprintf(path, sizeof(path), USB_DEVICES "/%s/busnum", u->name);
 	if (wl_dev_read(path, busnum, sizeof(busnum)))
 		return -1;
@@ -245,13 +247,46 @@ int wl_usb_stall(const struct usbdev *u)
 	return 0;
 }
 
+/*
+ * Whether the device is whole again: the USB core adds the "port" link
+ * after device_add() (after "devnum" appears), and devtmpfs the usbfs node.
+ */
+static bool usb_ready(const char *name)
+{
+	char path[PATH_MAX], busnum[16], devnum[16];
+	struct stat st;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), USB_DEVICES "/%s/port", name);
+	if (lstat(path, &st))
+		return false;
+	snprintf(path, sizeof(path), USB_DEVICES "/%s/busnum", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, busnum, sizeof(busnum) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	busnum[n] = 0;
+	snprintf(path, sizeof(path), USB_DEVICES "/%s/devnum", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, devnum, sizeof(devnum) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	devnum[n] = 0;
+	snprintf(path, sizeof(path), "/dev/bus/usb/%03d/%03d", atoi(busnum), atoi(devnum));
+	return access(path, F_OK) == 0;
+}
+
 int wl_usb_wait(const struct usbdev *u, int ms)
 {
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), USB_DEVICES "/%s/devnum", u->name);
 	for (int waited = 0; waited <= ms; waited += 20) {
-		if (access(path, F_OK) == 0)
+		if (usb_ready(u->name))
 			return 0;
 		usleep(20000);
 	}

@@ -40,7 +40,10 @@ int wl_nullb_create(unsigned int irqmode, struct nullb *nb);
 void wl_nullb_destroy(void);
 /* One O_DIRECT read of the bad range, which must fail with EIO. */
 int wl_nullb_read_bad(const struct nullb *nb);
-/* The first USB device: its name, node, hub port and controller. */
+/*
+ * The first USB device: its name, node, hub port and controller, once it
+ * is whole (a re-enumeration may still be under way).
+ */
 int wl_usb_find(struct usbdev *u);
 int wl_usb_port_disable(const struct usbdev *u, const char *val);
 int wl_usb_reset(const struct usbdev *u);
@@ -49,9 +52,11 @@ int wl_usb_hub_rebind(const struct usbdev *u);
 /* A vendor control request the keyboard stalls: EPIPE, DEVICE_ERROR. */
 int wl_usb_stall(const struct usbdev *u);
 /*
- * Wait up to ms for the device to be enumerated again (hub_wq does it
- * after a rescan or a controller bind): device state, not a test result.
+ * Wait up to ms for the device to be enumerated again, port link and usbfs
+ * node included (hub_wq does it after a rescan or a controller bind):
+ * device state, not a test result.
  */
+#define WL_USB_SETTLE_MS (wl_debug_kernel() ? 60000 : 10000)
 int wl_usb_wait(const struct usbdev *u, int ms);
 
 #endif /* WL_DEVICES_UTIL_H */

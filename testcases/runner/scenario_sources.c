@@ -162,7 +162,6 @@ static int upcall_fixture(void)
 }
 
 #define XHCI_DRIVER "/sys/bus/pci/drivers/xhci_hcd"
-#define USB_SETTLE_MS (wl_debug_kernel() ? 60000 : 10000)
 
 /*
  * Devices: a null_blk disk anyone may read, or the USB keyboard with a node
@@ -198,7 +197,7 @@ static void device_teardown(struct scn_ctx *c)
 	} else if (is(c, "bus-unbind")) {
 		wl_dev_write(XHCI_DRIVER "/bind", c->usb.bus);
 	}
-	wl_usb_wait(&c->usb, USB_SETTLE_MS);
+	wl_usb_wait(&c->usb, WL_USB_SETTLE_MS);
 }
 
 static int device_act(struct scn_ctx *c)
