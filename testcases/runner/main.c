@@ -160,12 +160,15 @@ static bool run_suite(const struct wl_suite *s, const char *model, unsigned int 
 	ktap_line("# Subtest: %s", name);
 	ktap_line("1..%zu", ntests_of(s));
 	for (size_t i = 0; i < ntests_of(s); i++) {
+		double t0 = seconds_now();
 		enum wl_result r = run_one(s, i);
 
+		if (seconds_now() - t0 >= 1.0)
+			ktap_line("# %s took %.1f s", test_name(s, i), seconds_now() - t0);
 		ktap_line("%sok %zu %s", r == WL_PASS ? "" : "not ", i + 1, test_name(s, i));
 		ok &= r == WL_PASS;
 	}
-	/* Where a boot's time goes, for whoever sizes the suites. */
+	/* Where a boot's time goes (and above: each test of 1 s or more). */
 	ktap_line("# %s took %.1f s", name, seconds_now() - start);
 	ktap_set_depth(0);
 	ktap_line("%sok %u %s", ok ? "" : "not ", num, name);
