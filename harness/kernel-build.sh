@@ -43,5 +43,5 @@ objects=$(grep -c '^  CC ' "$log" || true)
 if [ "$objects" -eq 0 ]; then
 	echo "watchlab: $name up to date ($(($(date +%s) - start)) s, nothing compiled)"
 else
-	echo "watchlab: built $name in $(($(date +%s) - start)) s: $objects objects compiled, ccache hit rate $((100 * hits / lookups))%"
+	echo "watchlab: built $name in $(($(date +%s) - start)) s ($objects objects compiled, ccache hit rate $((100 * hits / lookups))%)"
 fi
