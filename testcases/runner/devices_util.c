@@ -247,6 +247,25 @@ int wl_usb_stall(const struct usbdev *u)
 	return 0;
 }
 
+/* A sysfs attribute of a USB device, quietly: it may not be there yet. */
+static bool usb_attr(const char *name, const char *attr, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), USB_DEVICES "/%s/%s", name, attr);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return true;
+}
+
 /*
  * Whether the device is whole again: the USB core adds the "port" link
  * after device_add() (after "devnum" appears), and devtmpfs the usbfs node.
@@ -255,30 +274,11 @@ static bool usb_ready(const char *name)
 {
 	char path[PATH_MAX], busnum[16], devnum[16];
 	struct stat st;
-	int fd;
-	ssize_t n;
 
 	snprintf(path, sizeof(path), USB_DEVICES "/%s/port", name);
-	if (lstat(path, &st))
+	if (lstat(path, &st) || !usb_attr(name, "busnum", busnum, sizeof(busnum)) ||
+	    !usb_attr(name, "devnum", devnum, sizeof(devnum)))
 		return false;
-	snprintf(path, sizeof(path), USB_DEVICES "/%s/busnum", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, busnum, sizeof(busnum) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	busnum[n] = 0;
-	snprintf(path, sizeof(path), USB_DEVICES "/%s/devnum", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, devnum, sizeof(devnum) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	devnum[n] = 0;
 	snprintf(path, sizeof(path), "/dev/bus/usb/%03d/%03d", atoi(busnum), atoi(devnum));
 	return access(path, F_OK) == 0;
 }
