@@ -63,7 +63,8 @@ help:
 	@echo "variables: KVM=1 (use KVM instead of TCG), BOOT_TIMEOUT=$(BOOT_TIMEOUT) s,"
 	@echo "           FRESH=1 (boot again even where a passing boot of the same kernel,"
 	@echo "           initramfs and command line could be replayed from build/boot-cache),"
-	@echo "           BOOT_JOBS=N (boots at once; default one per core)"
+	@echo "           BOOT_JOBS=N (boots at once; default one per core),"
+	@echo "           STEPS=N (lab and test run N build steps at once; default 2)"
 
 deps:
 	@harness/deps.sh
@@ -154,9 +155,16 @@ report-test: boot-test host-tests
 	@$(call report,$(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 host:host:ktap \
 		$(TOP)/SECURITY.md:security:doc)
 
-lab: report-lab
+# Two steps at a time: the two kernel builds (each -j$(nproc) inside) fill
+# each other's single-threaded stretches (configure, link, objtool,
+# compression), and the host suites run beside the kernels or the boots.
+STEPS ?= 2
 
-test: report-test
+lab:
+	@$(MAKE) --no-print-directory -j$(STEPS) report-lab
+
+test:
+	@$(MAKE) --no-print-directory -j$(STEPS) report-test
 
 # Checked before anything is built: without a terminal there is no shell to give.
 shell-tty:
