@@ -92,7 +92,9 @@ kernel-debug: tree $(DEBUG_OBJ)/.config
 	@harness/kernel-build.sh $(DEBUG_OBJ)
 
 # User space sees the patched UAPI (new watch types, syscall numbers).
-$(UAPI)/.stamp: $(TREE_KEY) $(LAB_OBJ)/.config
+# This and $(SEPOLICY) use the lab kernel's build directory, so they wait
+# for its build (order only: the phony `kernel` leaves them up to date).
+$(UAPI)/.stamp: $(TREE_KEY) $(LAB_OBJ)/.config | kernel
 	@echo "watchlab: installing the patched UAPI headers"
 	@$(MAKE) -s -C $(B)/linux O=$(LAB_OBJ) INSTALL_HDR_PATH=$(UAPI) headers_install
 	@touch $@
@@ -109,7 +111,7 @@ $(GUEST)/wl-selinux-load: testcases/tools/wl-selinux-load.c
 	@gcc $(GUEST_CFLAGS) -o $@ $< $(LOADER_LIBS)
 
 # The SELinux policy, with the classes and permissions of the patched tree.
-$(SEPOLICY): $(wildcard policy/selinux/*) harness/selinux-policy.sh $(TREE_KEY) $(LAB_OBJ)/.config
+$(SEPOLICY): $(wildcard policy/selinux/*) harness/selinux-policy.sh $(TREE_KEY) $(LAB_OBJ)/.config | kernel
 	@mkdir -p $(dir $@)
 	@harness/selinux-policy.sh $(LAB_OBJ) $@
 
