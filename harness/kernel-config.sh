@@ -10,6 +10,9 @@ tree=${BUILD:-$top/build}/linux
 obj=$1
 shift
 
+# Configuring is one job: its makes stay out of the caller's jobserver
+# (`make test` runs two steps at a time), which they could not join anyway.
+unset MAKEFLAGS MFLAGS
 mkdir -p "$obj"
 echo "watchlab: configuring $(basename "$obj") from tinyconfig + kvm_guest.config + $(for f in "$@"; do basename "$f"; done | tr '\n' ' ')"
 make -s -C "$tree" O="$obj" tinyconfig >/dev/null
