@@ -33,13 +33,9 @@ fail() {
 
 # Every LSM a boot names must be built in: the guest's list would
 # otherwise differ from lsm= and the boot would measure something else.
-for l in capability watchpol smack; do
-	case $l in
-	capability) sym=CONFIG_SECURITY ;;
-	*) sym=CONFIG_SECURITY_$(echo "$l" | tr '[:lower:]' '[:upper:]') ;;
-	esac
-	grep -qx "$sym=y" "$obj/.config" || fail "$obj/.config lacks $sym=y ($l)"
-done
+need=capability,watchpol,smack
+built=$("$top/harness/lsm-built.sh" "$obj" "$need")
+[ "$built" = "$need" ] || fail "$obj/.config builds in only $built of $need"
 
 rm -rf "$results"
 mkdir -p "$results"

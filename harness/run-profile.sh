@@ -13,16 +13,7 @@ obj=$1 profile=$2 name=$3 timeout=$4 debug=${5:-}
 lsm=$(awk -v p="$profile" '$1 == p { print $2 }' "$top/images/profiles")
 [ -n "$lsm" ] || { echo "watchlab: no profile $profile in images/profiles" >&2; exit 1; }
 
-expect=""
-for l in ${lsm//,/ }; do
-	case $l in
-	capability) sym=CONFIG_SECURITY ;;
-	*) sym=CONFIG_SECURITY_$(echo "$l" | tr '[:lower:]' '[:upper:]') ;;
-	esac
-	if grep -qx "$sym=y" "$obj/.config"; then
-		expect=${expect:+$expect,}$l
-	fi
-done
+expect=$("$top/harness/lsm-built.sh" "$obj" "$lsm")
 
 args="lsm=$lsm watchlab.profile=$profile watchlab.lsm=$expect"
 [ -z "$debug" ] || args="$args watchlab.debug=1"
