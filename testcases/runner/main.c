@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ktap.h"
@@ -137,17 +136,9 @@ static bool load_model(const char *model)
 	return setenv("WATCHLAB_MODEL", model, 1) == 0;
 }
 
-static double seconds_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static bool run_suite(const struct wl_suite *s, const char *model, unsigned int num)
 {
-	double start = seconds_now();
+	double start = wl_now_s();
 	char name[96];
 	bool ok = true;
 
@@ -160,16 +151,16 @@ static bool run_suite(const struct wl_suite *s, const char *model, unsigned int 
 	ktap_line("# Subtest: %s", name);
 	ktap_line("1..%zu", ntests_of(s));
 	for (size_t i = 0; i < ntests_of(s); i++) {
-		double t0 = seconds_now();
+		double t0 = wl_now_s();
 		enum wl_result r = run_one(s, i);
 
-		if (seconds_now() - t0 >= 1.0)
-			ktap_line("# %s took %.1f s", test_name(s, i), seconds_now() - t0);
+		if (wl_now_s() - t0 >= 1.0)
+			ktap_line("# %s took %.1f s", test_name(s, i), wl_now_s() - t0);
 		ktap_line("%sok %zu %s", r == WL_PASS ? "" : "not ", i + 1, test_name(s, i));
 		ok &= r == WL_PASS;
 	}
 	/* Where a boot's time goes (and above: each test of 1 s or more). */
-	ktap_line("# %s took %.1f s", name, seconds_now() - start);
+	ktap_line("# %s took %.1f s", name, wl_now_s() - start);
 	ktap_set_depth(0);
 	ktap_line("%sok %u %s", ok ? "" : "not ", num, name);
 	return ok;

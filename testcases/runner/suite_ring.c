@@ -812,14 +812,6 @@ static enum wl_result hostile_meta_slots(void)
 	return WL_PASS;
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /* Queues for the benchmark: nq of one transport, all watching key. */
 struct bench_q {
 	int fd, wfd;
@@ -952,7 +944,7 @@ static enum wl_result bench_ring_vs_pipe(void)
 {
 	static const unsigned int nqs[] = { 1, 8, 64 };
 	struct bench_res res[WL_ARRAY_SIZE(nqs) * WL_TRANSPORT_NR];
-	double t0 = now_s(), ns_per_cyc;
+	double t0 = wl_now_s(), ns_per_cyc;
 	uint64_t c0 = __rdtsc();
 	key_serial_t key;
 	size_t n = 0;
@@ -969,7 +961,7 @@ static enum wl_result bench_ring_vs_pipe(void)
 				  wl_transport_name(t), nqs[i]);
 		}
 	}
-	ns_per_cyc = (now_s() - t0) * 1e9 / (double)(__rdtsc() - c0);
+	ns_per_cyc = (wl_now_s() - t0) * 1e9 / (double)(__rdtsc() - c0);
 	for (size_t i = 0; i < n; i++) {
 		double post_ns = res[i].post_cyc * ns_per_cyc / res[i].events;
 		double cons_ns = res[i].drain_cyc * ns_per_cyc / (res[i].events * res[i].nq);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
 
@@ -82,6 +83,14 @@ unsigned long wl_scale(unsigned long count)
 	if (!wl_debug_kernel())
 		return count;
 	return count / 20 ? count / 20 : 1;
+}
+
+double wl_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 void wl_diag(const char *fmt, ...)

@@ -60,6 +60,8 @@ bool wl_debug_kernel(void);
 
 /* Scale an iteration count for this boot (count / 20 in the debug boot, at least 1). */
 unsigned long wl_scale(unsigned long count);
+/* CLOCK_MONOTONIC in seconds. */
+double wl_now_s(void);
 
 /* The profile this boot runs (plain, selinux, smack), from watchlab.profile=. */
 const char *wl_profile(void);
