@@ -7,6 +7,21 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 TOP := $(CURDIR)
+
+# The packages come first, by construction: the top-level make runs
+# $(DEPS) while it reads this file, before any rule can start, and stops
+# if it fails.  Rules then never race the install, whatever -j says.  Only
+# help, clean and distclean need no packages.
+DEPS ?= harness/deps.sh
+NO_DEPS_GOALS := help clean distclean
+ifeq ($(MAKELEVEL),0)
+ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))),)
+DEPS_STATUS := $(shell $(DEPS) >&2 && echo 0 || echo $$?)
+ifneq ($(DEPS_STATUS),0)
+$(error watchlab: $(DEPS) failed (exit $(DEPS_STATUS)); nothing was built)
+endif
+endif
+endif
 B := $(TOP)/build
 R := $(TOP)/results/latest
 export BUILD := $(B)
@@ -66,15 +81,16 @@ help:
 	@echo "           BOOT_JOBS=N (boots at once; default one per core),"
 	@echo "           STEPS=N (lab and test run N build steps at once; default 2)"
 
+# `make deps` alone: the install already ran while make read this file.
 deps:
-	@harness/deps.sh
+	@:
 
 # The patched tree: cheap to re-run, it only acts on a changed package or
 # patch, and rewrites $(TREE_KEY) only then, so what depends on it rebuilds
 # only then.
 tree: $(TREE_KEY)
 
-$(TREE_KEY): FORCE | deps
+$(TREE_KEY): FORCE
 	@harness/kernel-tree.sh
 
 FORCE:

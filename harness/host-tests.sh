@@ -7,6 +7,7 @@
 #   report     - the report parser's own tests (harness/test_report.py)
 #   scenarios  - testcases/scenarios/ parses (at least 60 scenarios) and
 #                malformed scenario files fail with their file and line
+#   entry      - every make goal installs the packages before any rule runs
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,8 +44,8 @@ end() { # end NAME
 	if [ "$suite_ok" = 1 ]; then echo "ok $suites $1"; else echo "not ok $suites $1"; fi
 }
 
-count=4
-[ -d lsm ] && [ -n "$(ls lsm/*.c 2>/dev/null)" ] && count=5
+count=5
+[ -d lsm ] && [ -n "$(ls lsm/*.c 2>/dev/null)" ] && count=6
 echo "KTAP version 1"
 echo "1..$count"
 
@@ -83,7 +84,7 @@ for p in $series; do
 done
 end patches
 
-if [ "$count" = 5 ]; then
+if [ "$count" = 6 ]; then
 	begin
 	for f in lsm/*.c lsm/*.h; do
 		[ -f "$f" ] || continue
@@ -165,3 +166,32 @@ else
 	result 1 "missing_file" "$out"
 fi
 end scenarios
+
+# The package install must finish before any rule starts, whatever -j says
+# (a fresh machine compiled the guest while apt-get was still installing its
+# headers).  With a DEPS that fails, no goal may print a single recipe line;
+# with one that succeeds, it must have run before make printed any.
+begin
+fake=$(mktemp -d)
+trap 'rm -rf "$bad" "$fake"' EXIT
+printf '#!/bin/sh\necho deps-ran >>%s/log\nexit 3\n' "$fake" >"$fake/fail"
+printf '#!/bin/sh\necho deps-ran >>%s/log\n' "$fake" >"$fake/ok"
+chmod +x "$fake/fail" "$fake/ok"
+for goal in lab test kernel guest bench matrix tree; do
+	: >"$fake/log"
+	if out=$(env -u MAKEFLAGS -u MAKELEVEL make -s -n -j2 -C "$top" DEPS="$fake/fail" "$goal" 2>&1); then
+		result 0 "deps_gate:$goal" "make -n $goal went on after DEPS failed: $out"
+	elif [ "$(cat "$fake/log")" != deps-ran ] || [ "$(grep -vc 'watchlab: .*failed (exit 3); nothing was built' <<<"$out")" != 0 ]; then
+		result 0 "deps_gate:$goal" "want DEPS run once and only its error, got: $out"
+	else
+		result 1 "deps_gate:$goal"
+	fi
+done
+: >"$fake/log"
+if out=$(env -u MAKEFLAGS -u MAKELEVEL make -s -n -C "$top" DEPS="$fake/fail" help clean 2>&1) &&
+	[ ! -s "$fake/log" ]; then
+	result 1 "deps_gate:help_clean_need_none"
+else
+	result 0 "deps_gate:help_clean_need_none" "$out"
+fi
+end entry
