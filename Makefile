@@ -46,8 +46,12 @@ UAPI := $(B)/uapi
 GUEST := $(B)/guest
 INITRD := $(B)/initramfs.cpio
 
-RUNNER_SRC := $(wildcard testcases/runner/*.c)
-RUNNER_HDR := $(wildcard testcases/runner/*.h)
+# The runner's layers, lowest first: core (entry point, KTAP, registry),
+# lib (helpers), scenario (the data-driven engine), suites (the tests).
+RUNNER_LAYERS := core lib scenario suites
+RUNNER_SRC := $(foreach l,$(RUNNER_LAYERS),$(wildcard testcases/runner/$(l)/*.c))
+RUNNER_HDR := $(foreach l,$(RUNNER_LAYERS),$(wildcard testcases/runner/$(l)/*.h))
+RUNNER_INC := $(foreach l,$(RUNNER_LAYERS),-Itestcases/runner/$(l))
 POLICY_FILES := $(shell find policy -type f 2>/dev/null)
 SCENARIO_FILES := $(wildcard testcases/scenarios/*.scn)
 GUEST_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -I$(UAPI)/include
@@ -120,7 +124,7 @@ $(UAPI)/.stamp: $(TREE_KEY) $(LAB_OBJ)/.config | kernel
 $(GUEST)/wlrun: $(RUNNER_SRC) $(RUNNER_HDR) $(UAPI)/.stamp
 	@mkdir -p $(GUEST)
 	@echo "watchlab: building the in-guest runner"
-	@gcc $(GUEST_CFLAGS) -o $@ $(RUNNER_SRC) $(GUEST_LIBS)
+	@gcc $(GUEST_CFLAGS) $(RUNNER_INC) -o $@ $(RUNNER_SRC) $(GUEST_LIBS)
 
 # The SELinux policy loader the guest init runs in the selinux profile.
 $(GUEST)/wl-selinux-load: testcases/tools/wl-selinux-load.c

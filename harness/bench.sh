@@ -17,7 +17,7 @@ initrd=$build/initramfs.cpio
 
 # One boot a line: its name, the profile (which labels and Smack rules the
 # guest loads), the lsm= list, and the configurations its BENCH lines name
-# (testcases/runner/suite_watchpol_bench.c).
+# (testcases/runner/suites/suite_watchpol_bench.c).
 boots="no-lsm plain capability no-lsm
 watchpol plain capability,watchpol watchpol-none,watchpol-strict-no-labels
 smack smack capability,smack smack-same-label,smack-lab-rules,smack-100-rules

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * scenario-lint - parse scenario files on the host with the runner's own
- * parser (testcases/runner/scenario_parse.c), so a malformed file fails
+ * parser (testcases/runner/scenario/scenario_parse.c), so a malformed file fails
  * before anything boots.
  * usage: scenario-lint DIR|FILE...   prints "N scenarios, M rows" or the
  * first error as FILE:LINE: REASON, and exits 1 on an error.
