@@ -15,6 +15,7 @@ printed is always "N passed, N failed".
 """
 
 import json
+import os
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -38,6 +39,15 @@ SPLATS = [
     "unreferenced object",
     "UBSAN:",
     "Oops:",
+    # A boot that hangs instead of crashing: RCU stalls, hung tasks, soft
+    # and hard lockups (the soft lockup also says "BUG:").
+    "rcu: INFO:",
+    "detected stall",
+    "detected stalls",
+    "blocked for more than",
+    "soft lockup",
+    "hard LOCKUP",
+    "Watchdog detected hard LOCKUP",
 ]
 
 
@@ -269,6 +279,18 @@ def doc_checks(path, matrix):
     return Node("security_md", current, [], [Node("matrix_current", current, diags)])
 
 
+def distinct_checks(boots):
+    """Checks that differ in what they test: a leaf path less its boot and
+    any @MODEL suffix, so one test run under four models in four boots
+    counts once."""
+    seen = set()
+    for boot in boots:
+        for path, _leaf in boot.leaves():
+            parts = path.split(".")[1:]
+            seen.add(".".join(p.split("@", 1)[0] for p in parts))
+    return len(seen)
+
+
 def main():
     results = Path(sys.argv[1])
     boots, cells, docs, replayed = [], [], [], []
@@ -323,7 +345,15 @@ def main():
     if replayed:
         print(f"replayed from build/boot-cache (inputs unchanged since a passing run; "
               f"FRESH=1 boots again): {', '.join(replayed)}")
-    print(f"{passed} passed, {failed} failed")
+    print(f"distinct checks: {distinct_checks(boots)} of {passed + failed} results "
+          "(the rest repeat a check under another model or in another boot)")
+    reduced = os.environ.get("SUITES", "").split()
+    if reduced:
+        print(f"reduced run: only the suites SUITES names ({' '.join(reduced)}); "
+              "`make test` always runs every suite")
+        print(f"reduced: {passed} passed, {failed} failed")
+    else:
+        print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
 

@@ -83,6 +83,34 @@ class HostChecks(unittest.TestCase):
         self.assertEqual(leaves([node])["host.console_clean"], False)
 
 
+    def test_hangs_fail_like_crashes(self):
+        clean = "# watchlab: runner finished\n"
+        for line in ["[ 30.1] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
+                     "[ 21.0] rcu: INFO: rcu_sched self-detected stall on CPU",
+                     "[ 120.5] INFO: task wlrun:77 blocked for more than 120 seconds.",
+                     "[ 26.0] watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [wlrun:70]",
+                     "[ 11.0] Watchdog detected hard LOCKUP on cpu 1"]:
+            node = report.host_checks("plain", clean + line + "\n", "ok 1.0")
+            self.assertEqual(leaves([node])["host.console_clean"], False, line)
+
+    def test_kmemleak_findings_reach_the_report(self):
+        text = ("# watchlab: runner finished\n"
+                "    # kmemleak: unreferenced object 0xffff888003a1c000 (size 64):\n")
+        node = report.host_checks("plain-debug", text, "ok 1.0")
+        self.assertEqual(leaves([node])["host.console_clean"], False)
+
+
+class Summary(unittest.TestCase):
+    def test_distinct_checks_fold_models_and_boots(self):
+        def boot(name):
+            suites = [report.Node(f"suite_scenarios@{m}", True, [],
+                                  [report.Node("key-update", True, []),
+                                   report.Node("key-link", True, [])])
+                      for m in ("none", "strict")]
+            return report.Node(name, True, [], suites)
+        self.assertEqual(report.distinct_checks([boot("plain"), boot("smack")]), 2)
+
+
 class Matrix(unittest.TestCase):
     def cells(self, expected, observed):
         line = f"    # MATRIX scenario=s model=none expected={expected} observed={observed}"
