@@ -26,7 +26,8 @@ KTAP_VERSION = re.compile(r"^( *)KTAP version \d+\s*$")
 PLAN = re.compile(r"^( *)1\.\.(\d+)\s*$")
 RESULT = re.compile(r"^( *)(ok|not ok) (\d+)(?: -)?(?: ([^#]*?))?\s*(?:#\s*(.*))?$")
 DIAG = re.compile(r"^( *)# ?(.*)$")
-MATRIX = re.compile(r"MATRIX scenario=(\S+) model=(\S+) expected=(\S+) observed=(\S+)")
+MATRIX = re.compile(r"MATRIX scenario=(\S+) model=(\S+) expected=(\S+) observed=(\S+)"
+                    r"(?: evidence=(.*?))?(?: at=(\S+))?\s*$")
 
 # Kernel reports that fail a run wherever they appear in a console log.
 SPLATS = [
@@ -162,25 +163,49 @@ def host_checks(name, log_text, status):
     return Node("host", all(c.ok for c in checks), [], checks)
 
 
+# What a cell may observe.  A blocked cell names where the event stopped
+# (its evidence: watch:WHO or post:WHO); not-posted means no post of the
+# event reached the LSM hook for the scenario's watch.
+OUTCOMES = ("delivered", "blocked", "not-posted")
+SCENARIO_DIR = "testcases/scenarios"
+
+
 def matrix_cells(lines, profile):
     cells = []
     for raw in lines:
         m = MATRIX.search(raw)
         if m:
-            scenario, model, expected, observed = m.groups()
-            cells.append({"scenario": scenario, "profile": profile, "model": model,
-                          "expected": expected, "observed": observed,
-                          "pass": expected == observed})
+            scenario, model, expected, observed, evidence, at = m.groups()
+            cell = {"scenario": scenario, "profile": profile, "model": model,
+                    "expected": expected, "observed": observed,
+                    "evidence": evidence or "",
+                    "pass": expected == observed}
+            if at:
+                cell["at"] = f"{SCENARIO_DIR}/{at}"
+            cells.append(cell)
     return cells
 
 
+def unevidenced(cell):
+    """A blocked cell whose record of who refused it is missing."""
+    ev = cell["evidence"]
+    return cell["observed"] == "blocked" and not re.fullmatch(r"(watch|post):[a-z]+", ev)
+
+
 def matrix_checks(cells):
-    leaks = [c for c in cells if c["expected"] == "blocked" and c["observed"] == "delivered"]
-    over = [c for c in cells if c["expected"] == "delivered" and c["observed"] == "blocked"]
+    leaks = [c for c in cells if c["observed"] == "delivered" and c["expected"] != "delivered"]
+    over = [c for c in cells if c["expected"] == "delivered" and c["observed"] != "delivered"]
+    wrong = [c for c in cells if c["expected"] != "delivered" and c["observed"] != "delivered"
+             and c["expected"] != c["observed"]]
+    bare = [c for c in cells if unevidenced(c)]
     fmt = "{scenario} under {profile}/{model}: expected {expected}, observed {observed}"
-    return Node("matrix", not leaks and not over, [], [
+    return Node("matrix", not (leaks or over or wrong or bare), [], [
         Node("no_leaks", not leaks, [fmt.format(**c) for c in leaks]),
         Node("no_over_blocks", not over, [fmt.format(**c) for c in over]),
+        Node("posted_as_expected", not wrong, [fmt.format(**c) for c in wrong]),
+        Node("blocked_cells_evidenced", not bare,
+             [f"{c['scenario']} under {c['profile']}/{c['model']}: blocked, "
+              f"evidence '{c['evidence'] or 'none'}'" for c in bare]),
     ])
 
 
@@ -228,43 +253,78 @@ def rank(order, name):
     return order.index(name) if name in order else len(order)
 
 
+def cell_text(cell):
+    """A cell as matrix.md shows it: the outcome and, when blocked, where."""
+    if cell["observed"] == "blocked" and cell["evidence"]:
+        return f"blocked@{cell['evidence']}"
+    return cell["observed"]
+
+
 def matrix_markdown(cells):
+    """Rows where the configurations differ first, then those alike in every
+    column; each row links to its scenario's file and line (C-suite rows have
+    none).  matrix.json keeps every cell with its evidence."""
     if not cells:
         return "No scenario produced a matrix cell.\n"
     configs = sorted({(c["profile"], c["model"]) for c in cells},
                      key=lambda pm: (rank(PROFILE_ORDER, pm[0]), rank(MODEL_ORDER, pm[1]), pm))
     scenarios = list(dict.fromkeys(c["scenario"] for c in cells))  # run order
-    by_key = {}
+    by_key, at = {}, {}
     for c in cells:
         by_key.setdefault((c["scenario"], c["profile"], c["model"]), []).append(c)
+        if "at" in c:
+            at[c["scenario"]] = c["at"]
     head = "| scenario | " + " | ".join(
         f"{p}/{m}" + (" (Smack-native)" if (p, m) == ("smack", "none") else "")
         for p, m in configs) + " |"
-    rows = [head, "|---" * (len(configs) + 1) + "|"]
-    for s in scenarios:
-        row = [s]
+    rule = "|---" * (len(configs) + 1) + "|"
+
+    def row(s):
+        out = [f"[{s}]({at[s].replace(':', '#L')})" if s in at else s]
         for p, m in configs:
             got = by_key.get((s, p, m))
             if not got:
-                row.append("–")
+                out.append("–")
                 continue
             cell = got[-1]
-            if all(c["pass"] for c in got):
-                row.append(cell["observed"])
-            elif cell["observed"] not in ("delivered", "blocked"):
-                row.append(f"**ERROR** {cell['observed']} (expected {cell['expected']})")
+            text = cell_text(cell)
+            if all(c["pass"] and not unevidenced(c) for c in got):
+                out.append(text)
+            elif cell["observed"] not in OUTCOMES:
+                out.append(f"**ERROR** {cell['observed']} (expected {cell['expected']})")
+            elif unevidenced(cell):
+                out.append(f"**NO EVIDENCE** {text}")
             elif cell["observed"] == "delivered":
-                row.append(f"**LEAK** delivered (expected {cell['expected']})")
+                out.append(f"**LEAK** delivered (expected {cell['expected']})")
+            elif cell["expected"] == "delivered":
+                out.append(f"**OVER-BLOCK** {text} (expected delivered)")
             else:
-                row.append(f"**OVER-BLOCK** blocked (expected {cell['expected']})")
-        rows.append("| " + " | ".join(row) + " |")
+                out.append(f"**WRONG** {text} (expected {cell['expected']})")
+        return out
+
+    rows = [row(s) for s in scenarios]
+    differ = [r for r in rows if len(set(r[1:])) > 1]
+    alike = [r for r in rows if len(set(r[1:])) <= 1]
+    table = [head, rule] + ["| " + " | ".join(r) + " |" for r in differ]
+    table += [f"| *{len(alike)} rows alike in every configuration:* |" +
+              " |" * len(configs)] if alike else []
+    table += ["| " + " | ".join(r) + " |" for r in alike]
     legend = ("\nEach cell is what the scenario observed under profile/model: "
-              "`delivered` or `blocked`. A cell that differs from the scenario's "
-              "expectation is marked LEAK (delivered, expected blocked) or OVER-BLOCK "
-              "(blocked, expected delivered); either fails `make test`. ERROR: the "
-              "scenario could not run as written. smack/none is the Smack-native "
-              "column: watchpol off, Smack's own post_notification rules only.\n")
-    return "\n".join(rows) + "\n" + legend
+              "`delivered`; `blocked@watch:WHO` (the watch was refused by WHO: "
+              "watchpol, selinux, smack, or the kernel's own permission check when "
+              "no LSM recorded a denial); `blocked@post:WHO` (the event was posted "
+              "and WHO refused it); or `not-posted` (no post of the event reached "
+              "the LSM hook for the watch). The evidence comes from watchpol's "
+              "decision log and the audit records SELinux and Smack emit. Rows "
+              "where the configurations differ come first. A cell that differs "
+              "from the scenario's expectation is marked LEAK (delivered, not "
+              "expected), OVER-BLOCK (not delivered, expected delivered) or WRONG "
+              "(blocked where not-posted was expected, or the reverse); a blocked "
+              "cell without a record of who refused it is NO EVIDENCE; any of "
+              "these fails `make test`. ERROR: the scenario could not run as "
+              "written. smack/none is the Smack-native column: watchpol at model "
+              "none, Smack's own post_notification rules only.\n")
+    return "\n".join(table) + "\n" + legend
 
 
 def doc_checks(path, matrix):

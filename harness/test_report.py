@@ -118,9 +118,28 @@ class Matrix(unittest.TestCase):
 
     def test_leak_and_over_block_are_counted_apart(self):
         leak = leaves([report.matrix_checks(self.cells("blocked", "delivered"))])
-        over = leaves([report.matrix_checks(self.cells("delivered", "blocked"))])
-        self.assertEqual(leak, {"matrix.no_leaks": False, "matrix.no_over_blocks": True})
-        self.assertEqual(over, {"matrix.no_leaks": True, "matrix.no_over_blocks": False})
+        over = leaves([report.matrix_checks(self.cells("delivered", "blocked evidence=post:smack"))])
+        self.assertEqual((leak["matrix.no_leaks"], leak["matrix.no_over_blocks"]), (False, True))
+        self.assertEqual((over["matrix.no_leaks"], over["matrix.no_over_blocks"]), (True, False))
+
+    def test_blocked_needs_evidence(self):
+        for tail, ok in [("", False), (" evidence=unexplained", False),
+                         (" evidence=post:watchpol", True), (" evidence=watch:kernel", True)]:
+            got = leaves([report.matrix_checks(self.cells("blocked", "blocked" + tail))])
+            self.assertEqual(got["matrix.blocked_cells_evidenced"], ok, tail)
+
+    def test_not_posted_is_its_own_outcome(self):
+        got = leaves([report.matrix_checks(self.cells("blocked", "not-posted"))])
+        self.assertFalse(got["matrix.posted_as_expected"])
+        got = leaves([report.matrix_checks(self.cells("not-posted", "not-posted"))])
+        self.assertTrue(all(got.values()))
+
+    def test_cell_carries_evidence_and_place(self):
+        line = ("    # MATRIX scenario=s model=strict expected=blocked observed=blocked "
+                "evidence=watch:selinux at=keys.scn:12")
+        cell = report.matrix_cells([line], "selinux")[0]
+        self.assertEqual((cell["evidence"], cell["at"]),
+                         ("watch:selinux", "testcases/scenarios/keys.scn:12"))
 
     def test_markdown_marks_a_leak(self):
         md = report.matrix_markdown(self.cells("blocked", "delivered"))

@@ -104,11 +104,13 @@ void wl_diag(const char *fmt, ...)
 	ktap_line("# %s", msg);
 }
 
-void wl_matrix(const char *scenario, const char *model,
-	       const char *expected, const char *observed)
+void wl_matrix(const char *scenario, const char *model, const char *expected,
+	       const char *observed, const char *evidence, const char *at)
 {
-	ktap_line("# MATRIX scenario=%s model=%s expected=%s observed=%s",
-		  scenario, model, expected, observed);
+	ktap_line("# MATRIX scenario=%s model=%s expected=%s observed=%s%s%s%s%s",
+		  scenario, model, expected, observed,
+		  evidence && *evidence ? " evidence=" : "", evidence ? evidence : "",
+		  at && *at ? " at=" : "", at ? at : "");
 }
 
 struct wl_creds wl_user(uid_t uid)

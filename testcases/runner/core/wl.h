@@ -77,10 +77,13 @@ void wl_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Matrix cell: scenario x configuration (the profile is added by the host).
- * expected/observed are "delivered" or "blocked".
+ * expected/observed are "delivered", "blocked" or "not-posted"; a blocked
+ * cell's evidence says where it stopped (lib/evidence.h: "watch:smack",
+ * "post:watchpol", ...); at is the scenario's FILE:LINE.  Either may be
+ * NULL or "".
  */
-void wl_matrix(const char *scenario, const char *model,
-	       const char *expected, const char *observed);
+void wl_matrix(const char *scenario, const char *model, const char *expected,
+	       const char *observed, const char *evidence, const char *at);
 
 /* Fail the current test with a diagnostic unless cond holds. */
 #define WL_EXPECT(cond, ...)						\

@@ -20,7 +20,12 @@
 
 enum scn_source { SCN_KEY, SCN_MOUNT, SCN_SB, SCN_BLOCK, SCN_USB, SCN_NR_SOURCES };
 
-enum scn_result { SCN_UNSET, SCN_DELIVERED, SCN_BLOCKED };
+/*
+ * What a cell observed: the record arrived; it was refused (at watch or at
+ * post time, by whom is the cell's evidence); or the event never reached
+ * the post hook for the scenario's watch.
+ */
+enum scn_result { SCN_UNSET, SCN_DELIVERED, SCN_BLOCKED, SCN_NOT_POSTED };
 
 /* Variant bits: a scenario runs once per transport and fput setting it names. */
 #define SCN_V_PIPE	0x01

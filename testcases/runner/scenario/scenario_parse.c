@@ -196,8 +196,10 @@ static int parse_result(struct parser *p, const char *s, enum scn_result *r)
 		*r = SCN_DELIVERED;
 	else if (strcmp(s, "blocked") == 0)
 		*r = SCN_BLOCKED;
+	else if (strcmp(s, "not-posted") == 0)
+		*r = SCN_NOT_POSTED;
 	else
-		return fail(p, "result '%s' is neither delivered nor blocked", s);
+		return fail(p, "result '%s' is not delivered, blocked or not-posted", s);
 	return 0;
 }
 
@@ -252,7 +254,7 @@ static int parse_expect(struct parser *p, char **tok, int ntok, struct scenario 
 	enum scn_result r = SCN_UNSET;
 
 	if (ntok != 2)
-		return fail(p, "expect: want 'expect SELECTOR[,SELECTOR...] delivered|blocked'");
+		return fail(p, "expect: want 'expect SELECTOR[,SELECTOR...] delivered|blocked|not-posted'");
 	if (parse_result(p, tok[1], &r))
 		return -1;
 	for (char *sel = strtok(tok[0], ","); sel; sel = strtok(NULL, ",")) {
@@ -652,5 +654,14 @@ void scn_row_name(const struct scenario *s, unsigned int variant, char *buf, siz
 
 const char *scn_result_name(enum scn_result r)
 {
-	return r == SCN_DELIVERED ? "delivered" : r == SCN_BLOCKED ? "blocked" : "unset";
+	switch (r) {
+	case SCN_DELIVERED:
+		return "delivered";
+	case SCN_BLOCKED:
+		return "blocked";
+	case SCN_NOT_POSTED:
+		return "not-posted";
+	default:
+		return "unset";
+	}
 }

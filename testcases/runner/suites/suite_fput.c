@@ -23,6 +23,7 @@
 
 #include "fdpass.h"
 #include "vfs_util.h"
+#include "evidence.h"
 #include "wl.h"
 
 /*
@@ -280,9 +281,9 @@ static enum wl_result scm_rights_last_closer(void)
 	off = fput_scenario(false, "0");
 	write_switch(initial ? "1" : "0");
 	wl_matrix("fput-scm-close-switch-on", wl_model(), "delivered",
-		  on > 0 ? "delivered" : "blocked");
+		  on > 0 ? "delivered" : "blocked", NULL, NULL);
 	wl_matrix("fput-scm-close-switch-off", wl_model(), "delivered",
-		  off > 0 ? "delivered" : "blocked");
+		  off > 0 ? "delivered" : "blocked", NULL, NULL);
 	WL_EXPECT(on == 1, "switch on: UNMOUNT not attributed to the closer (%d)", on);
 	WL_EXPECT(off == 1, "switch off: UNMOUNT not attributed to the closer (%d)", off);
 	return WL_PASS;
@@ -295,17 +296,29 @@ static enum wl_result scm_rights_last_closer(void)
  */
 static enum wl_result exec_cloexec_last_closer(void)
 {
+	static struct wl_evidence ev;
 	int on, off, initial = read_switch();
+	char where[160] = "";
+	bool explained = true;
 
 	WL_EXPECT(prepare_labels(true) == 0, "Smack labels, rules and exec target");
 	on = fput_scenario(true, "1");
+	WL_EXPECT(wl_evidence_begin(&ev) == 0, "open the evidence window");
 	off = fput_scenario(true, "0");
+	wl_evidence_take(&ev);
+	wl_evidence_end(&ev);
 	write_switch(initial ? "1" : "0");
 	unlink(EXEC_COPY);
+	if (off == 0)
+		explained = wl_evidence_blocked(&ev, 0, "mount", NOTIFY_MOUNT_UNMOUNT,
+						where, sizeof(where));
 	wl_matrix("fput-exec-cloexec-switch-on", wl_model(), "delivered",
-		  on > 0 ? "delivered" : "blocked");
+		  on > 0 ? "delivered" : "blocked", NULL, NULL);
 	wl_matrix("fput-exec-cloexec-switch-off", wl_model(), "blocked",
-		  off > 0 ? "delivered" : "blocked");
+		  off > 0 ? "delivered" : "blocked", explained ? where : "unexplained", NULL);
+	WL_EXPECT(explained, "switch off: %s", where);
+	WL_EXPECT(off != 0 || strcmp(where, "post:smack") == 0,
+		  "switch off: want the post refused by Smack, got %s", where);
 	WL_EXPECT(on == 1, "switch on: post not attributed to the pre-exec closer (%d)", on);
 	WL_EXPECT(off == 0, "switch off: post not attributed to the exec'd creds (%d)", off);
 	return WL_PASS;

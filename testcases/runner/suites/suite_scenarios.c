@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "evidence.h"
 #include "scenario_run.h"
 #include "wl.h"
 
 #define SCENARIO_DIR "/etc/watchlab/scenarios"
-#define WATCHPOL_LOG "/sys/kernel/security/watchpol/log"
 #define LOG_TAIL 8
 
 struct row {
@@ -68,46 +68,34 @@ static const char *name(size_t i)
 	return nrows ? rows[i].name : "scenario_files";
 }
 
-/*
- * Read watchpol's decision log (reading consumes it); with show, print its
- * last LOG_TAIL records: why a cell came out as it did.
- */
-static void decision_log(bool show)
+/* The newest LOG_TAIL of the window's watchpol records: why a cell came out so. */
+static void show_log_tail(const struct wl_evidence *ev)
 {
-	static char buf[65536];
-	int fd = open(WATCHPOL_LOG, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, nl = 0;
-	char *p;
-	ssize_t n;
+	const char *p = ev->log + ev->loglen;
+	size_t nl = 0;
 
-	if (fd < 0)
-		return;
-	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
-		len += n;
-		if (len > sizeof(buf) / 2 && show) {
-			/* keep the newest half */
-			memmove(buf, buf + len - sizeof(buf) / 4, sizeof(buf) / 4);
-			len = sizeof(buf) / 4;
-		} else if (!show) {
-			len = 0;
-		}
-	}
-	close(fd);
-	if (!show || !len)
-		return;
-	buf[len] = '\0';
-	for (p = buf + len; p > buf && nl <= LOG_TAIL; p--)
+	for (; p > ev->log && nl <= LOG_TAIL; p--)
 		if (p[-1] == '\n')
 			nl++;
-	for (char *line = strtok(p, "\n"); line; line = strtok(NULL, "\n"))
-		wl_diag("watchpol log: %s", line);
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+
+		wl_diag("watchpol log: %.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+	if (ev->audit_text[0])
+		wl_diag("audit: %.300s", ev->audit_text);
 }
 
 static enum wl_result run(size_t i)
 {
+	static struct wl_evidence ev;
 	const struct row *r = &rows[i];
 	const char *model = wl_model();
 	enum scn_result want, got;
+	char where[160] = "", at[128];
+	bool explained = true;
+	int watch_err = 0;
 
 	if (!nrows) {
 		wl_diag("%s", parse_err[0] ? parse_err : "no scenarios");
@@ -118,21 +106,35 @@ static enum wl_result run(size_t i)
 		wl_diag("%s: no expectation for %s/%s", r->name, wl_profile(), model);
 		return WL_FAIL;
 	}
-	decision_log(false);
-	got = scn_run(r->s, r->variant);
+	if (wl_evidence_begin(&ev))
+		return WL_FAIL;
+	got = scn_run(r->s, r->variant, &ev, &watch_err);
+	wl_evidence_end(&ev);
+	if (got == SCN_BLOCKED) {
+		explained = wl_evidence_blocked(&ev, watch_err,
+						wl_evidence_type_name(r->s->action->type),
+						r->s->ev_subtype, where, sizeof(where));
+		if (strcmp(where, "not-posted") == 0)
+			got = SCN_NOT_POSTED;
+	}
+	snprintf(at, sizeof(at), "%s:%u", basename(r->s->file), r->s->line);
 	wl_matrix(r->name, model, scn_result_name(want),
-		  got == SCN_UNSET ? "error" : scn_result_name(got));
+		  got == SCN_UNSET ? "error" : scn_result_name(got),
+		  explained ? where : "unexplained", at);
 	if (got == SCN_UNSET) {
-		wl_diag("%s (%s:%u) could not run", r->name, r->s->file, r->s->line);
+		wl_diag("%s (%s) could not run", r->name, at);
 		return WL_FAIL;
 	}
-	if (got != want) {
-		wl_diag("%s: %s: %s, expected %s (%s:%u)", r->name,
-			want == SCN_BLOCKED ? "LEAK" : "OVER-BLOCK", scn_result_name(got),
-			scn_result_name(want), r->s->file, r->s->line);
-		decision_log(true);
-	}
-	return got == want ? WL_PASS : WL_FAIL;
+	if (!explained)
+		wl_diag("%s: blocked without a record of who refused it: %s", r->name, where);
+	if (got != want)
+		wl_diag("%s: %s: %s, expected %s (%s)", r->name,
+			got == SCN_DELIVERED ? "LEAK" : want == SCN_DELIVERED ?
+			"OVER-BLOCK" : "WRONG-OUTCOME", scn_result_name(got),
+			scn_result_name(want), at);
+	if (got != want || !explained)
+		show_log_tail(&ev);
+	return got == want && explained ? WL_PASS : WL_FAIL;
 }
 
 static const struct wl_dynamic scenarios = { count, name, run };
