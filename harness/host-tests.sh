@@ -110,7 +110,7 @@ end report
 lint=${BUILD:-$top/build}/host/scenario-lint
 mkdir -p "$(dirname "$lint")"
 begin
-if out=$(gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I testcases/runner/scenario \
+if out=$(gcc -std=gnu11 -O2 -Wall -Wextra -Werror -DSCN_HOST -I testcases/runner/scenario \
 	-I "${BUILD:-$top/build}/uapi/include" -o "$lint" harness/scenario-lint.c \
 	testcases/runner/scenario/scenario_parse.c testcases/runner/scenario/scenario_actions.c 2>&1); then
 	result 1 "build_scenario_lint"

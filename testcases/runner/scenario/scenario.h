@@ -60,13 +60,24 @@ struct scn_expect {
 	enum scn_result result;
 };
 
-/* What the source's fixture provides and the action does (scenario_sources.c). */
+struct scn_ctx;
+
+/*
+ * One action of a source: the record it posts, how the engine runs it, and
+ * its functions (scenario_source.h).  The host's scenario-lint builds with
+ * SCN_HOST and gets the data only: its function pointers are NULL.
+ */
 struct scn_action {
 	enum scn_source source;
 	const char *name;
 	unsigned int type, subtype;	/* the record the action posts */
 	bool async;			/* posted after the action returns */
 	bool destruction;		/* posted by a last fput(): runs fput on and off */
+	bool upcall;			/* the kernel instantiates the owner's key */
+	bool hand_off;			/* the owner passes the object's fd on */
+	int (*prepare)(struct scn_ctx *c);	/* the fixture's state it starts from */
+	int (*act)(struct scn_ctx *c);		/* the triggerer's action */
+	void (*restore)(struct scn_ctx *c);	/* undo what prepare or act changed */
 };
 
 struct scenario {

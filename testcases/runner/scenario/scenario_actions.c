@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scenario_actions.c - the vocabulary of scenario files: sources, actions
- * and the record each action posts, and subtype names.  Data only, shared
- * by the in-guest runner and the host's scenario-lint.
+ * scenario_actions.c - the vocabulary of scenario files: sources, actions,
+ * the record each action posts and the functions that run it, and subtype
+ * names.  Shared by the in-guest runner and the host's scenario-lint (which
+ * builds it with SCN_HOST: data only).
  */
 #include <string.h>
 #include <linux/watch_queue.h>
 
 #include "scenario.h"
+#include "scenario_source.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -67,48 +69,75 @@ static const struct {
 	[SCN_USB] = { usb_subtypes, ARRAY_SIZE(usb_subtypes) },
 };
 
-#define K(n, st) { SCN_KEY, n, WATCH_TYPE_KEY_NOTIFY, NOTIFY_KEY_##st, false, false }
-#define M(n, st) { SCN_MOUNT, n, WATCH_TYPE_MOUNT_NOTIFY, NOTIFY_MOUNT_##st, false, false }
-#define S(n, st) { SCN_SB, n, WATCH_TYPE_SB_NOTIFY, NOTIFY_SUPERBLOCK_##st, false, false }
-#define U(n, st, async) { SCN_USB, n, WATCH_TYPE_USB_NOTIFY, NOTIFY_USB_##st, async, false }
+/* The host's scenario-lint links none of the runner's functions. */
+#ifdef SCN_HOST
+#define FN(f) NULL
+#else
+#define FN(f) f
+#endif
+
+/*
+ * One line per action: source, name, the record it posts, then any of
+ * .async, .destruction, .upcall, .hand_off and the functions.  .act is
+ * required; .prepare and .restore only where the fixture must change.
+ */
+#define ACTION(src, n, wtype, st, fn, ...)					\
+	{ .source = src, .name = n, .type = wtype, .subtype = st,		\
+	  .act = FN(fn), __VA_ARGS__ }
+#define K(n, st, fn, ...) \
+	ACTION(SCN_KEY, n, WATCH_TYPE_KEY_NOTIFY, NOTIFY_KEY_##st, fn, __VA_ARGS__)
+#define M(n, st, fn, ...) \
+	ACTION(SCN_MOUNT, n, WATCH_TYPE_MOUNT_NOTIFY, NOTIFY_MOUNT_##st, fn, __VA_ARGS__)
+#define S(n, st, fn, ...) \
+	ACTION(SCN_SB, n, WATCH_TYPE_SB_NOTIFY, NOTIFY_SUPERBLOCK_##st, fn, __VA_ARGS__)
+#define B(n, st, fn, ...) \
+	ACTION(SCN_BLOCK, n, WATCH_TYPE_BLOCK_NOTIFY, NOTIFY_BLOCK_##st, fn, __VA_ARGS__)
+#define U(n, st, fn, ...) \
+	ACTION(SCN_USB, n, WATCH_TYPE_USB_NOTIFY, NOTIFY_USB_##st, fn, __VA_ARGS__)
 
 static const struct scn_action actions[] = {
 	/* keys: the triggerer acts on the object key or keyring by id */
-	K("link", LINKED),		/* links a key of its own into the keyring */
-	K("unlink", UNLINKED),		/* unlinks the keyring's member key */
-	K("update", UPDATED),
-	K("revoke", REVOKED),
-	K("invalidate", INVALIDATED),
-	K("clear", CLEARED),
-	K("setattr", SETATTR),		/* KEYCTL_SET_TIMEOUT */
-	K("instantiate", INSTANTIATED),	/* the owner's key under construction */
+	K("link", LINKED, scn_key_link),	/* links a key of its own into the keyring */
+	K("unlink", UNLINKED, scn_key_unlink),	/* unlinks the keyring's member key */
+	K("update", UPDATED, scn_key_update),
+	K("revoke", REVOKED, scn_key_revoke),
+	K("invalidate", INVALIDATED, scn_key_invalidate),
+	K("clear", CLEARED, scn_key_clear),
+	K("setattr", SETATTR, scn_key_set_timeout),	/* KEYCTL_SET_TIMEOUT */
+	/* the owner's key under construction: the kernel's upcall instantiates it */
+	K("instantiate", INSTANTIATED, NULL, .upcall = true,
+	  .prepare = FN(scn_key_upcall_prepare), .restore = FN(scn_key_upcall_restore)),
 	/* mounts: on the fixture's tmpfs; the triggerer works below it */
-	M("mount", NEW_MOUNT),
-	M("unmount", UNMOUNT),
-	M("expire", EXPIRY),
-	M("remount-ro", READONLY),
-	M("setattr", SETATTR),
-	M("move", MOVE_FROM),		/* "event move-to" checks the other side */
+	M("mount", NEW_MOUNT, scn_mount_mount),
+	M("unmount", UNMOUNT, scn_mount_unmount, .prepare = FN(scn_mount_submount)),
+	M("expire", EXPIRY, scn_mount_expire, .prepare = FN(scn_mount_submount)),
+	M("remount-ro", READONLY, scn_mount_remount_ro, .prepare = FN(scn_mount_submount)),
+	M("setattr", SETATTR, scn_mount_setattr, .prepare = FN(scn_mount_submount)),
+	/* "event move-to" checks the other side */
+	M("move", MOVE_FROM, scn_mount_move, .prepare = FN(scn_mount_submount)),
 	/* a detached fsmount() tree dissolved by the last fput() of its fd */
-	{ SCN_MOUNT, "fsmount-close", WATCH_TYPE_MOUNT_NOTIFY, NOTIFY_MOUNT_UNMOUNT,
-	  false, true },
-	{ SCN_MOUNT, "fsmount-pass-close", WATCH_TYPE_MOUNT_NOTIFY, NOTIFY_MOUNT_UNMOUNT,
-	  false, true },
-	{ SCN_MOUNT, "fsmount-unix-gc", WATCH_TYPE_MOUNT_NOTIFY, NOTIFY_MOUNT_UNMOUNT,
-	  true, true },
+	M("fsmount-close", UNMOUNT, scn_mount_fsmount_close, .destruction = true),
+	M("fsmount-pass-close", UNMOUNT, scn_mount_fsmount_pass_close, .destruction = true,
+	  .hand_off = true, .prepare = FN(scn_mount_pass_prepare)),
+	M("fsmount-unix-gc", UNMOUNT, scn_mount_fsmount_unix_gc, .destruction = true,
+	  .async = true),
 	/* superblocks */
-	S("remount-ro", READONLY),
-	S("exceed-quota", EDQUOT),
-	S("fs-error", ERROR),
+	S("remount-ro", READONLY, scn_sb_remount_ro),
+	S("exceed-quota", EDQUOT, scn_sb_exceed_quota),
+	S("fs-error", ERROR, scn_sb_fs_error),
 	/* devices: the watch is on the global device list */
-	{ SCN_BLOCK, "read-bad-sector", WATCH_TYPE_BLOCK_NOTIFY, NOTIFY_BLOCK_ERROR_IO,
-	  false, false },
-	U("port-disable", DEVICE_REMOVE, false),	/* sysfs port disable */
-	U("port-enable", DEVICE_ADD, true),		/* enable + hub rescan: hub_wq */
-	U("reset", DEVICE_RESET, false),		/* USBDEVFS_RESET */
-	U("stall", DEVICE_ERROR, false),		/* a control request it stalls */
-	U("bus-unbind", BUS_REMOVE, false),		/* unbind the xHCI controller */
-	U("bus-bind", BUS_ADD, false),			/* bind it back */
+	B("read-bad-sector", ERROR_IO, scn_block_read_bad),
+	/* sysfs port disable */
+	U("port-disable", DEVICE_REMOVE, scn_usb_port_disable,
+	  .restore = FN(scn_usb_port_restore)),
+	/* enable + hub rescan: hub_wq posts */
+	U("port-enable", DEVICE_ADD, scn_usb_port_enable, .async = true,
+	  .prepare = FN(scn_usb_port_disable), .restore = FN(scn_usb_port_restore)),
+	U("reset", DEVICE_RESET, scn_usb_reset),	/* USBDEVFS_RESET */
+	U("stall", DEVICE_ERROR, scn_usb_stall),	/* a control request it stalls */
+	/* unbind the xHCI controller, bind it back */
+	U("bus-unbind", BUS_REMOVE, scn_usb_bus_unbind, .restore = FN(scn_usb_bus_restore)),
+	U("bus-bind", BUS_ADD, scn_usb_bus_bind, .prepare = FN(scn_usb_bus_unbind)),
 };
 
 const struct scn_action *scn_find_action(enum scn_source src, const char *name)

@@ -429,7 +429,7 @@ static int finish(struct parser *p, struct scn_set *set, struct scenario *s)
 	if (!valid_object(s))
 		return fail(p, "scenario %s: object '%s' is not one of source %s's",
 			    s->name, s->object, scn_source_name(s->source));
-	if (s->trigger.kernel != (strcmp(s->action->name, "instantiate") == 0))
+	if (s->trigger.kernel != s->action->upcall)
 		return fail(p, "scenario %s: 'trigger kernel' goes with action instantiate, "
 			    "and only with it", s->name);
 	if (s->source == SCN_KEY && !s->owner.set)

@@ -324,7 +324,7 @@ static int watcher_main(struct scn_ctx *c, int sock)
 			close(c->mfd);
 		if (send_msg(sock, MSG_QUEUE, 0, 0, 0, q) || recv_msg(sock, MSG_READY, &m, NULL))
 			return -1;
-	} else if (strcmp(c->s->action->name, "instantiate") == 0) {
+	} else if (c->s->action->upcall) {
 		/*
 		 * KEYCTL_WATCH_KEY waits until a key under construction is
 		 * instantiated (lookup_user_key() without KEY_LOOKUP_PARTIAL):
@@ -389,7 +389,7 @@ static int owner_main(struct scn_ctx *c, int sock)
 		if (m.kind == MSG_EXIT)
 			return 0;
 		err = m.kind == MSG_DROP ? scn_object_drop_view(c) :
-		      c->s->source == SCN_KEY ? scn_object_request(c) : scn_object_hand_off(c);
+		      c->s->action->upcall ? scn_object_request(c) : scn_object_hand_off(c);
 		if (send_msg(sock, MSG_DONE, err, 0, 0, -1))
 			return -1;
 	}
@@ -446,11 +446,6 @@ static int set_watch(struct scn_ctx *c, struct proc *w, struct proc *setter)
 	if (!proc_end(setter, false) || send_msg(w->sock, MSG_READY, 0, 0, 0, -1))
 		return -1;
 	return err;
-}
-
-static bool instantiating(const struct scn_ctx *c)
-{
-	return strcmp(c->s->action->name, "instantiate") == 0;
 }
 
 /* The owner's request_key() has started the upcall: learn the key's id. */
@@ -511,13 +506,13 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 	struct msg m;
 	int werr;
 
-	if (s->owner.set && s->source == SCN_KEY) {
+	if (s->owner.set && scn_owner_creates(s)) {
 		if (proc_start(&owner, c, &s->owner, owner_main) ||
 		    recv_msg(owner.sock, MSG_READY, &m, NULL) || m.err)
 			goto out;
 		c->key = (int32_t)m.a;
 		c->member = (int32_t)m.b;
-		if (instantiating(c) &&
+		if (s->action->upcall &&
 		    (send_msg(owner.sock, MSG_HAND_OFF, 0, 0, 0, -1) || read_upcall_key(c)))
 			goto out;
 	}
@@ -545,7 +540,7 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 	 * An fd hand-off (fsmount-pass-close) is complete, the owner's copy
 	 * closed, before the triggerer starts: the triggerer's close is last.
 	 */
-	if (s->owner.set && s->source != SCN_KEY) {
+	if (s->owner.set && s->action->hand_off) {
 		if (proc_start(&owner, c, &s->owner, owner_main) ||
 		    recv_msg(owner.sock, MSG_READY, &m, NULL))
 			goto out;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * scenario_run.h - running one scenario variant: the context the parties
- * share, the per-source operations (scenario_sources.c) and the engine
+ * share, the calls into the sources (scenario_sources.c) and the engine
  * (scenario_run.c).
  */
 #ifndef WL_SCENARIO_RUN_H
 #define WL_SCENARIO_RUN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "devices_util.h"
@@ -30,15 +31,17 @@ struct scn_ctx {
 	struct usbdev usb;	/* usb: the QEMU keyboard */
 };
 
-/* As the runner: build and remove the object's fixture (mounts, fsmount). */
+/* As the runner: the source's fixture and the action's prepare; and their undoing. */
 int scn_fixture_setup(struct scn_ctx *c);
 void scn_fixture_teardown(struct scn_ctx *c);
 
-/* As the owner: create the object (keys); 0 or -1 (diagnosed). */
+/* The owner creates the object before the watch (keys), else it only hands off. */
+bool scn_owner_creates(const struct scenario *s);
+/* As the owner: create the object; 0 or -1 (diagnosed). */
 int scn_object_create(struct scn_ctx *c);
 /* As the owner: withdraw View from everyone but the possessor (perm-drop). */
 int scn_object_drop_view(struct scn_ctx *c);
-/* As the owner of an "instantiate" key: request_key(), blocking in the upcall. */
+/* As the owner of an upcall key: request_key(), blocking in the upcall. */
 int scn_object_request(struct scn_ctx *c);
 /* As the owner, after the watch is set: the fsmount-pass-close hand-off. */
 int scn_object_hand_off(struct scn_ctx *c);

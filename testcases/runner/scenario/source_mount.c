@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * source_mount.c - mount scenarios: a tmpfs with directories a/ and b/ (and
+ * a submount at a/ unless the action makes it), or a detached fsmount()
+ * tree dissolved by the last fput() of its fd.
+ *
+ * When the watcher has a label, fixture mounts carry the "object" label of
+ * policy/labels in the labelled profiles (smackfsroot= or context=), so the
+ * watcher model's label part judges W against O; an unlabelled scenario's
+ * fixture keeps the runner's own labels, and only DAC decides.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+/* glibc's <fcntl.h> already defines what <linux/fcntl.h> would redefine. */
+#define _LINUX_FCNTL_H
+#include <linux/mount.h>
+
+#include "fdpass.h"
+#include "label.h"
+#include "scenario_run.h"
+#include "scenario_source.h"
+#include "vfs_util.h"
+#include "wl.h"
+
+/* Mount options that give a fixture's root the "object" label, or "". */
+static void object_label_opts(char *buf, size_t len)
+{
+	char l[64];
+
+	buf[0] = '\0';
+	if (wl_label_lookup("object", l, sizeof(l)) || !l[0])
+		return;
+	if (strcmp(wl_profile(), "smack") == 0)
+		snprintf(buf, len, "smackfsroot=%s,smackfsdef=%s", l, l);
+	else if (strcmp(wl_profile(), "selinux") == 0)
+		snprintf(buf, len, "context=\"%s\"", l);
+}
+
+int scn_tmpfs_at(const struct scn_ctx *c, const char *path, const char *extra, bool shared)
+{
+	char opts[256], lab[160] = "";
+
+	/* An unlabelled watcher watches what the runner made, with its label. */
+	if (c->s->watcher.label[0])
+		object_label_opts(lab, sizeof(lab));
+	snprintf(opts, sizeof(opts), "mode=1777%s%s%s%s", lab[0] ? "," : "", lab,
+		 extra ? "," : "", extra ? extra : "");
+	if (wl_mkdir(path) || mount("wls", path, "tmpfs", 0, opts)) {
+		wl_diag("mount tmpfs on %s (%s): %s", path, opts, strerror(errno));
+		return -1;
+	}
+	if (mount(NULL, path, NULL, shared ? MS_SHARED : MS_PRIVATE, NULL)) {
+		wl_diag("propagation of %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The fixture's a/ or b/. */
+static void sub(const struct scn_ctx *c, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", c->dir, name);
+}
+
+static int fsmount_setup(struct scn_ctx *c)
+{
+	int fs = syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+
+	if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0)) {
+		wl_diag("fsopen/fsconfig tmpfs: %s", strerror(errno));
+		return -1;
+	}
+	c->mfd = syscall(SYS_fsmount, fs, 0, 0);
+	close(fs);
+	if (c->mfd < 0) {
+		wl_diag("fsmount: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int mount_setup(struct scn_ctx *c)
+{
+	char a[96], b[96];
+
+	if (strcmp(c->s->object, "fsmount") == 0)
+		return fsmount_setup(c);
+	if (scn_tmpfs_at(c, c->dir, NULL, strcmp(c->s->object_opt, "shared") == 0))
+		return -1;
+	sub(c, "a", a, sizeof(a));
+	sub(c, "b", b, sizeof(b));
+	return wl_mkdir(a) || wl_mkdir(b) ? -1 : 0;
+}
+
+static long mount_watch(struct scn_ctx *c, int qfd, int watch_id)
+{
+	return c->mfd >= 0 ? wl_watch_mount(c->mfd, "", AT_EMPTY_PATH, qfd, watch_id) :
+			     wl_watch_mount(AT_FDCWD, c->dir, 0, qfd, watch_id);
+}
+
+/* Shared by the sb source: every mount under the fixture's directory. */
+void scn_mount_teardown(struct scn_ctx *c)
+{
+	char img[80];
+
+	while (umount2(c->dir, MNT_DETACH) == 0)
+		;
+	rmdir(c->dir);
+	snprintf(img, sizeof(img), "%s.img", c->dir);
+	unlink(img);
+}
+
+const struct scn_source_ops scn_mount_source = {
+	.setup = mount_setup,
+	.watch = mount_watch,
+	.teardown = scn_mount_teardown,
+};
+
+/* fsmount-pass-close, as the owner after the watch: send the fd on, keep no copy. */
+int scn_object_hand_off(struct scn_ctx *c)
+{
+	int r = wl_send_fd(c->pass[0], c->mfd);
+
+	close(c->mfd);
+	c->mfd = -1;
+	return r;
+}
+
+/* ---- actions ---- */
+
+static int mount_done(const struct scn_ctx *c, long r)
+{
+	if (r < 0)
+		wl_diag("triggerer: %s under %s: %s", c->s->action->name, c->dir,
+			strerror(errno));
+	return r < 0 ? -1 : 0;
+}
+
+/* The submount at a/ that every action but "mount" starts from. */
+int scn_mount_submount(struct scn_ctx *c)
+{
+	char a[96];
+
+	sub(c, "a", a, sizeof(a));
+	return scn_tmpfs_at(c, a, NULL, false);
+}
+
+int scn_mount_mount(struct scn_ctx *c)
+{
+	char a[96];
+
+	sub(c, "a", a, sizeof(a));
+	return mount_done(c, mount("wlsub", a, "tmpfs", 0, NULL));
+}
+
+int scn_mount_unmount(struct scn_ctx *c)
+{
+	char a[96];
+
+	sub(c, "a", a, sizeof(a));
+	return mount_done(c, umount2(a, 0));
+}
+
+int scn_mount_expire(struct scn_ctx *c)
+{
+	char a[96];
+
+	sub(c, "a", a, sizeof(a));
+	if (umount2(a, MNT_EXPIRE) == 0 || errno != EAGAIN) {
+		wl_diag("first umount2(MNT_EXPIRE) did not return EAGAIN");
+		return -1;
+	}
+	return mount_done(c, umount2(a, MNT_EXPIRE));
+}
+
+int scn_mount_remount_ro(struct scn_ctx *c)
+{
+	char a[96];
+
+	sub(c, "a", a, sizeof(a));
+	return mount_done(c, mount(NULL, a, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+}
+
+int scn_mount_setattr(struct scn_ctx *c)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOEXEC };
+	char a[96];
+
+	sub(c, "a", a, sizeof(a));
+	return mount_done(c, syscall(SYS_mount_setattr, AT_FDCWD, a, 0, &attr, sizeof(attr)));
+}
+
+int scn_mount_move(struct scn_ctx *c)
+{
+	char a[96], b[96];
+
+	sub(c, "a", a, sizeof(a));
+	sub(c, "b", b, sizeof(b));
+	return mount_done(c, mount(a, b, NULL, MS_MOVE, NULL));
+}
+
+int scn_mount_fsmount_close(struct scn_ctx *c)
+{
+	return mount_done(c, close(c->mfd));
+}
+
+/* fsmount-pass-close: the socket the owner hands the fd to the triggerer on. */
+int scn_mount_pass_prepare(struct scn_ctx *c)
+{
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, c->pass)) {
+		wl_diag("socketpair: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int scn_mount_fsmount_pass_close(struct scn_ctx *c)
+{
+	int fd = wl_recv_fd(c->pass[1]);
+
+	return mount_done(c, fd < 0 ? -1 : close(fd));
+}
+
+/* Put the fsmount fd in a unix socket cycle and drop it: unix GC frees it. */
+int scn_mount_fsmount_unix_gc(struct scn_ctx *c)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv)) {
+		wl_diag("socketpair: %s", strerror(errno));
+		return -1;
+	}
+	if (wl_send_fd(sv[0], c->mfd) || wl_send_fd(sv[0], sv[0]) || wl_send_fd(sv[1], sv[1]))
+		return mount_done(c, -1);
+	close(c->mfd);
+	close(sv[0]);
+	close(sv[1]);
+	return 0;
+}
