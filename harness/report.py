@@ -27,7 +27,7 @@ PLAN = re.compile(r"^( *)1\.\.(\d+)\s*$")
 RESULT = re.compile(r"^( *)(ok|not ok) (\d+)(?: -)?(?: ([^#]*?))?\s*(?:#\s*(.*))?$")
 DIAG = re.compile(r"^( *)# ?(.*)$")
 MATRIX = re.compile(r"MATRIX scenario=(\S+) model=(\S+) expected=(\S+) observed=(\S+)"
-                    r"(?: evidence=(.*?))?(?: at=(\S+))?\s*$")
+                    r"(?: evidence=(\S+))?(?: threat=(\S+))?(?: at=(\S+))?\s*$")
 
 # Kernel reports that fail a run wherever they appear in a console log.
 SPLATS = [
@@ -175,10 +175,10 @@ def matrix_cells(lines, profile):
     for raw in lines:
         m = MATRIX.search(raw)
         if m:
-            scenario, model, expected, observed, evidence, at = m.groups()
+            scenario, model, expected, observed, evidence, threat, at = m.groups()
             cell = {"scenario": scenario, "profile": profile, "model": model,
                     "expected": expected, "observed": observed,
-                    "evidence": evidence or "",
+                    "evidence": evidence or "", "threat": threat or "unsorted",
                     "pass": expected == observed}
             if at:
                 cell["at"] = f"{SCENARIO_DIR}/{at}"
@@ -245,6 +245,15 @@ def junit(boots):
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
+# SECURITY.md's threats, in its order, then the events the series exists for.
+THREATS = {
+    "observation": "Threat 1, observation beyond one's rights",
+    "covert": "Threat 2, covert channels",
+    "misattribution": "Threat 3, misattribution of who posts",
+    "dos": "Threat 4, denial of service against the queue",
+    "use": "Legitimate use: the events the series exists to deliver",
+}
+THREAT_ORDER = list(THREATS)
 PROFILE_ORDER = ["plain", "selinux", "smack"]
 MODEL_ORDER = ["off", "none", "watcher", "schaufler", "strict"]
 
@@ -302,21 +311,29 @@ def matrix_markdown(cells):
                 out.append(f"**WRONG** {text} (expected {cell['expected']})")
         return out
 
-    rows = [row(s) for s in scenarios]
-    differ = [r for r in rows if len(set(r[1:])) > 1]
-    alike = [r for r in rows if len(set(r[1:])) <= 1]
-    table = [head, rule] + ["| " + " | ".join(r) + " |" for r in differ]
-    table += [f"| *{len(alike)} rows alike in every configuration:* |" +
-              " |" * len(configs)] if alike else []
-    table += ["| " + " | ".join(r) + " |" for r in alike]
-    legend = ("\nEach cell is what the scenario observed under profile/model: "
+    threat_of = {}
+    for c in cells:
+        threat_of.setdefault(c["scenario"], c.get("threat", "unsorted"))
+    table = []
+    for threat in sorted(set(threat_of.values()), key=lambda t: rank(THREAT_ORDER, t)):
+        rows = [row(s) for s in scenarios if threat_of[s] == threat]
+        differ = [r for r in rows if len(set(r[1:])) > 1]
+        alike = [r for r in rows if len(set(r[1:])) <= 1]
+        table += ["", f"**{THREATS.get(threat, threat)}** ({len(rows)} rows, "
+                  f"{len(differ)} where the configurations differ)", "", head, rule]
+        table += ["| " + " | ".join(r) + " |" for r in differ]
+        table += [f"| *alike in every configuration:* |" + " |" * len(configs)] if alike else []
+        table += ["| " + " | ".join(r) + " |" for r in alike]
+    table = table[1:]
+    legend = ("\nRows are grouped by the SECURITY.md threat they test; in each group "
+              "the rows where the configurations differ come first. "
+              "Each cell is what the scenario observed under profile/model: "
               "`delivered`; `blocked@watch:WHO` (the watch was refused by WHO: "
               "watchpol, selinux, smack, or the kernel's own permission check when "
               "no LSM recorded a denial); `blocked@post:WHO` (the event was posted "
               "and WHO refused it); or `not-posted` (no post of the event reached "
               "the LSM hook for the watch). The evidence comes from watchpol's "
-              "decision log and the audit records SELinux and Smack emit. Rows "
-              "where the configurations differ come first. A cell that differs "
+              "decision log and the audit records SELinux and Smack emit. A cell that differs "
               "from the scenario's expectation is marked LEAK (delivered, not "
               "expected), OVER-BLOCK (not delivered, expected delivered) or WRONG "
               "(blocked where not-posted was expected, or the reverse); a blocked "

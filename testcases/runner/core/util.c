@@ -104,13 +104,13 @@ void wl_diag(const char *fmt, ...)
 	ktap_line("# %s", msg);
 }
 
-void wl_matrix(const char *scenario, const char *model, const char *expected,
-	       const char *observed, const char *evidence, const char *at)
+void wl_matrix(const struct wl_cell *c)
 {
-	ktap_line("# MATRIX scenario=%s model=%s expected=%s observed=%s%s%s%s%s",
-		  scenario, model, expected, observed,
-		  evidence && *evidence ? " evidence=" : "", evidence ? evidence : "",
-		  at && *at ? " at=" : "", at ? at : "");
+	ktap_line("# MATRIX scenario=%s model=%s expected=%s observed=%s%s%s threat=%s%s%s",
+		  c->scenario, c->model, c->expected, c->observed,
+		  c->evidence && *c->evidence ? " evidence=" : "",
+		  c->evidence ? c->evidence : "", c->threat,
+		  c->at ? " at=" : "", c->at ? c->at : "");
 }
 
 struct wl_creds wl_user(uid_t uid)

@@ -76,14 +76,19 @@ const char *wl_model(void);
 void wl_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Matrix cell: scenario x configuration (the profile is added by the host).
+ * One matrix cell: scenario x configuration (the host adds the profile).
  * expected/observed are "delivered", "blocked" or "not-posted"; a blocked
  * cell's evidence says where it stopped (lib/evidence.h: "watch:smack",
- * "post:watchpol", ...); at is the scenario's FILE:LINE.  Either may be
- * NULL or "".
+ * "post:watchpol", ...); at is the scenario's FILE:LINE (NULL for a C
+ * suite's cell); threat is what the row is about (scenario/scenario.h's
+ * SCN_THREATS, or "dos" for the queue's own loss reporting).
  */
-void wl_matrix(const char *scenario, const char *model, const char *expected,
-	       const char *observed, const char *evidence, const char *at);
+struct wl_cell {
+	const char *scenario, *model, *expected, *observed;
+	const char *evidence, *at, *threat;
+};
+
+void wl_matrix(const struct wl_cell *cell);
 
 /* Fail the current test with a diagnostic unless cond holds. */
 #define WL_EXPECT(cond, ...)						\

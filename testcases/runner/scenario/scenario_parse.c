@@ -359,6 +359,12 @@ static int parse_field(struct parser *p, char **tok, int ntok, struct scenario *
 		snprintf(s->doc, sizeof(s->doc), "%s", text);
 		return 0;
 	}
+	if (strcmp(kw, "threat") == 0) {
+		if (rest != 1 || !scn_threat_known(tok[1]))
+			return fail(p, "threat: want one of %s", SCN_THREATS);
+		snprintf(s->threat, sizeof(s->threat), "%s", tok[1]);
+		return 0;
+	}
 	if (strcmp(kw, "source") == 0)
 		return rest == 1 ? parse_source(p, tok[1], s) : fail(p, "source: one name");
 	if (strcmp(kw, "object") == 0)
@@ -426,6 +432,8 @@ static int finish(struct parser *p, struct scn_set *set, struct scenario *s)
 		return fail(p, "scenario %s: no action", s->name);
 	if (!s->watcher.set || !s->trigger.set)
 		return fail(p, "scenario %s: watcher and trigger are required", s->name);
+	if (!s->threat[0])
+		return fail(p, "scenario %s: no threat (one of %s)", s->name, SCN_THREATS);
 	if (!valid_object(s))
 		return fail(p, "scenario %s: object '%s' is not one of source %s's",
 			    s->name, s->object, scn_source_name(s->source));
@@ -650,6 +658,16 @@ void scn_row_name(const struct scenario *s, unsigned int variant, char *buf, siz
 	else
 		snprintf(buf, len, "%s[%s%s%s]", s->name, tr ? tr : "",
 			 tr && fp ? "," : "", fp ? fp : "");
+}
+
+bool scn_threat_known(const char *name)
+{
+	static const char threats[] = SCN_THREATS;
+	const char *p = strstr(threats, name);
+	size_t n = strlen(name);
+
+	/* a whole word of the list: a blank or an end on either side */
+	return n && p && (p == threats || p[-1] == ' ') && (p[n] == ' ' || !p[n]);
 }
 
 const char *scn_result_name(enum scn_result r)

@@ -267,6 +267,18 @@ static int prepare_labels(bool need_exec)
 	return 0;
 }
 
+/* A matrix cell of a scenario's run: delivered > 0, blocked 0, error < 0. */
+static void fput_cell(const char *name, const char *expected, int got, const char *evidence)
+{
+	struct wl_cell cell = {
+		.scenario = name, .model = wl_model(), .expected = expected,
+		.observed = got > 0 ? "delivered" : got == 0 ? "blocked" : "error",
+		.evidence = evidence, .threat = "misattribution",
+	};
+
+	wl_matrix(&cell);
+}
+
 /*
  * The brief's scenario: uid 1000 creates, passes over SCM_RIGHTS, uid 1001
  * closes last.  close(2) runs __fput() synchronously in 1001, so the post
@@ -280,10 +292,8 @@ static enum wl_result scm_rights_last_closer(void)
 	on = fput_scenario(false, "1");
 	off = fput_scenario(false, "0");
 	write_switch(initial ? "1" : "0");
-	wl_matrix("fput-scm-close-switch-on", wl_model(), "delivered",
-		  on > 0 ? "delivered" : "blocked", NULL, NULL);
-	wl_matrix("fput-scm-close-switch-off", wl_model(), "delivered",
-		  off > 0 ? "delivered" : "blocked", NULL, NULL);
+	fput_cell("fput-scm-close-switch-on", "delivered", on, NULL);
+	fput_cell("fput-scm-close-switch-off", "delivered", off, NULL);
 	WL_EXPECT(on == 1, "switch on: UNMOUNT not attributed to the closer (%d)", on);
 	WL_EXPECT(off == 1, "switch off: UNMOUNT not attributed to the closer (%d)", off);
 	return WL_PASS;
@@ -312,10 +322,9 @@ static enum wl_result exec_cloexec_last_closer(void)
 	if (off == 0)
 		explained = wl_evidence_blocked(&ev, 0, "mount", NOTIFY_MOUNT_UNMOUNT,
 						where, sizeof(where));
-	wl_matrix("fput-exec-cloexec-switch-on", wl_model(), "delivered",
-		  on > 0 ? "delivered" : "blocked", NULL, NULL);
-	wl_matrix("fput-exec-cloexec-switch-off", wl_model(), "blocked",
-		  off > 0 ? "delivered" : "blocked", explained ? where : "unexplained", NULL);
+	fput_cell("fput-exec-cloexec-switch-on", "delivered", on, NULL);
+	fput_cell("fput-exec-cloexec-switch-off", "blocked", off,
+		  explained ? where : "unexplained");
 	WL_EXPECT(explained, "switch off: %s", where);
 	WL_EXPECT(off != 0 || strcmp(where, "post:smack") == 0,
 		  "switch off: want the post refused by Smack, got %s", where);

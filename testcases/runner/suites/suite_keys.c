@@ -71,8 +71,12 @@ static int no_more_records(int fd, const char *after)
 
 static void matrix_cell(const char *scenario, bool delivered)
 {
-	wl_matrix(scenario, wl_model(), "delivered",
-		  delivered ? "delivered" : "blocked", NULL, NULL);
+	struct wl_cell cell = {
+		.scenario = scenario, .model = wl_model(), .expected = "delivered",
+		.observed = delivered ? "delivered" : "blocked", .threat = "use",
+	};
+
+	wl_matrix(&cell);
 }
 
 /* The suffix a transport's matrix scenarios carry: none for the pipe. */
@@ -239,8 +243,10 @@ static enum wl_result overflow_delivers_loss_record(void)
 	}
 	wl_wq_close(fd);
 	wl_diag("%u updates posted, %u delivered, %u loss records", total, updates, losses);
-	wl_matrix("key-queue-overflow-loss-record", wl_model(), "delivered",
-		  losses ? "delivered" : "blocked", NULL, NULL);
+	wl_matrix(&(struct wl_cell){
+		.scenario = "key-queue-overflow-loss-record", .model = wl_model(),
+		.expected = "delivered", .observed = losses ? "delivered" : "blocked",
+		.threat = "dos" });
 	WL_EXPECT(r == 0, "reading the queue failed");
 	WL_EXPECT(losses == 1, "want exactly one loss record, got %u", losses);
 	WL_EXPECT(updates > 0 && updates < total,
@@ -283,9 +289,11 @@ static enum wl_result overflow_sets_overrun_flag_ring(void)
 	r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS * 4);
 	wl_wq_close(fd);
 	wl_diag("%u updates posted, %u delivered before the reader made room", total, updates);
-	wl_matrix("key-queue-overflow-loss-record-ring", wl_model(), "delivered",
-		  r > 0 && (rec.info & WATCH_INFO_OVERRUN) ? "delivered" : "blocked",
-		  NULL, NULL);
+	wl_matrix(&(struct wl_cell){
+		.scenario = "key-queue-overflow-loss-record-ring", .model = wl_model(),
+		.expected = "delivered",
+		.observed = r > 0 && (rec.info & WATCH_INFO_OVERRUN) ? "delivered" : "blocked",
+		.threat = "dos" });
 	WL_EXPECT(r == 1, "no record after the reader made room");
 	WL_EXPECT(rec.info & WATCH_INFO_OVERRUN,
 		  "the first record after the loss (info %#x) lacks WATCH_INFO_OVERRUN",

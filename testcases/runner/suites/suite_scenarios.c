@@ -118,9 +118,11 @@ static enum wl_result run(size_t i)
 			got = SCN_NOT_POSTED;
 	}
 	snprintf(at, sizeof(at), "%s:%u", basename(r->s->file), r->s->line);
-	wl_matrix(r->name, model, scn_result_name(want),
-		  got == SCN_UNSET ? "error" : scn_result_name(got),
-		  explained ? where : "unexplained", at);
+	wl_matrix(&(struct wl_cell){
+		.scenario = r->name, .model = model, .expected = scn_result_name(want),
+		.observed = got == SCN_UNSET ? "error" : scn_result_name(got),
+		.evidence = explained ? where : "unexplained", .at = at,
+		.threat = r->s->threat });
 	if (got == SCN_UNSET) {
 		wl_diag("%s (%s) could not run", r->name, at);
 		return WL_FAIL;
