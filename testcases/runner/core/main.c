@@ -18,7 +18,7 @@
 #include "ktap.h"
 #include "label.h"
 #include "request_key.h"
-#include "suites.h"
+#include "registry.h"
 #include "wl.h"
 #include "wl_lists.h"
 
@@ -221,6 +221,8 @@ static bool run_selected(const struct wl_suite *s, unsigned int *num)
 int main(int argc, char **argv)
 {
 	unsigned int nsel = 0, num = 0;
+	size_t nsuites;
+	const struct wl_suite *const *suites = wl_suites(&nsuites);
 	bool ok = true;
 
 	if (strcmp(basename(argv[0]), "request-key") == 0)
@@ -232,21 +234,21 @@ int main(int argc, char **argv)
 	for (int a = 1; a < argc; a++) {
 		size_t i;
 
-		for (i = 0; i < wl_nsuites && strcmp(argv[a], wl_suites[i]->name); i++)
+		for (i = 0; i < nsuites && strcmp(argv[a], suites[i]->name); i++)
 			;
-		if (i == wl_nsuites) {
+		if (i == nsuites) {
 			ktap_line("# watchlab: no suite named %s", argv[a]);
 			return 1;
 		}
 	}
-	for (size_t i = 0; i < wl_nsuites; i++)
-		if (selected(wl_suites[i], argc, argv))
-			nsel += runs_of(wl_suites[i]);
+	for (size_t i = 0; i < nsuites; i++)
+		if (selected(suites[i], argc, argv))
+			nsel += runs_of(suites[i]);
 	ktap_line("KTAP version 1");
 	ktap_line("1..%u", nsel);
-	for (size_t i = 0; i < wl_nsuites; i++)
-		if (selected(wl_suites[i], argc, argv))
-			ok &= run_selected(wl_suites[i], &num);
+	for (size_t i = 0; i < nsuites; i++)
+		if (selected(suites[i], argc, argv))
+			ok &= run_selected(suites[i], &num);
 	ktap_line("# watchlab: runner finished, profile=%s", wl_profile());
 	return ok ? 0 : 1;
 }

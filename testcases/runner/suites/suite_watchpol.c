@@ -1236,4 +1236,5 @@ static const struct wl_test watchpol_lock_tests[] = {
 	{ "lock_is_honoured", lock_is_honoured },
 };
 
-WL_SUITE_IF(suite_watchpol_lock, watchpol_lock_tests, watchpol_present);
+WL_SUITE(suite_watchpol_lock, watchpol_lock_tests, .applies = watchpol_present,
+	 .stage = WL_STAGE_LOCK);
