@@ -51,7 +51,10 @@ INITRD := $(B)/initramfs.cpio
 RUNNER_LAYERS := core lib scenario suites
 RUNNER_SRC := $(foreach l,$(RUNNER_LAYERS),$(wildcard testcases/runner/$(l)/*.c))
 RUNNER_HDR := $(foreach l,$(RUNNER_LAYERS),$(wildcard testcases/runner/$(l)/*.h))
-RUNNER_INC := $(foreach l,$(RUNNER_LAYERS),-Itestcases/runner/$(l))
+# The profile and model lists, generated from images/profiles and
+# policy/watchpol/models (harness/report.py reads the same two files).
+LISTS_H := $(GUEST)/gen/wl_lists.h
+RUNNER_INC := $(foreach l,$(RUNNER_LAYERS),-Itestcases/runner/$(l)) -I$(dir $(LISTS_H))
 POLICY_FILES := $(shell find policy -type f 2>/dev/null)
 SCENARIO_FILES := $(wildcard testcases/scenarios/*.scn)
 GUEST_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -I$(UAPI)/include
@@ -121,7 +124,10 @@ $(UAPI)/.stamp: $(TREE_KEY) $(LAB_OBJ)/.config | kernel
 	@$(MAKE) -s -C $(B)/linux O=$(LAB_OBJ) INSTALL_HDR_PATH=$(UAPI) headers_install
 	@touch $@
 
-$(GUEST)/wlrun: $(RUNNER_SRC) $(RUNNER_HDR) $(UAPI)/.stamp
+$(LISTS_H): images/profiles policy/watchpol/models harness/wl-lists.sh
+	@harness/wl-lists.sh $@
+
+$(GUEST)/wlrun: $(RUNNER_SRC) $(RUNNER_HDR) $(LISTS_H) $(UAPI)/.stamp
 	@mkdir -p $(GUEST)
 	@echo "watchlab: building the in-guest runner"
 	@gcc $(GUEST_CFLAGS) $(RUNNER_INC) -o $@ $(RUNNER_SRC) $(GUEST_LIBS)

@@ -8,6 +8,7 @@
 #   scenarios  - testcases/scenarios/ parses (at least 60 scenarios) and
 #                malformed scenario files fail with their file and line
 #   entry      - every make goal installs the packages before any rule runs
+#   runner     - every suite file of the in-guest runner registers a suite
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,8 +45,8 @@ end() { # end NAME
 	if [ "$suite_ok" = 1 ]; then echo "ok $suites $1"; else echo "not ok $suites $1"; fi
 }
 
-count=5
-[ -d lsm ] && [ -n "$(ls lsm/*.c 2>/dev/null)" ] && count=6
+count=6
+[ -d lsm ] && [ -n "$(ls lsm/*.c 2>/dev/null)" ] && count=7
 echo "KTAP version 1"
 echo "1..$count"
 
@@ -110,7 +111,9 @@ end report
 lint=${BUILD:-$top/build}/host/scenario-lint
 mkdir -p "$(dirname "$lint")"
 begin
-if out=$(gcc -std=gnu11 -O2 -Wall -Wextra -Werror -DSCN_HOST -I testcases/runner/scenario \
+if out=$(harness/wl-lists.sh "$(dirname "$lint")/gen/wl_lists.h" 2>&1 &&
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -DSCN_HOST -I testcases/runner/scenario \
+	-I "$(dirname "$lint")/gen" \
 	-I "${BUILD:-$top/build}/uapi/include" -o "$lint" harness/scenario-lint.c \
 	testcases/runner/scenario/scenario_parse.c testcases/runner/scenario/scenario_actions.c 2>&1); then
 	result 1 "build_scenario_lint"
@@ -198,3 +201,15 @@ else
 	result 0 "deps_gate:help_clean_need_none" "$out"
 fi
 end entry
+
+# The runner runs what registers itself (WL_SUITE, WL_SCENARIO_SUITE...: core/wl.h):
+# a suite file that registers nothing compiles and silently never runs.
+begin
+for f in testcases/runner/suites/*.c; do
+	if grep -Eq '^WL_([A-Z]+_)?SUITE(_[A-Z]+)*\(' "$f"; then
+		result 1 "registers_a_suite:${f##*/}"
+	else
+		result 0 "registers_a_suite:${f##*/}" "$f defines no suite (WL_SUITE(name, tests) at the end)"
+	fi
+done
+end runner

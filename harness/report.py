@@ -245,6 +245,18 @@ def junit(boots):
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
+def names(path):
+    """The first word of each line of a list file that is not blank or a comment."""
+    lines = (line.split("#", 1)[0].split() for line in path.read_text().splitlines())
+    return [words[0] for words in lines if words]
+
+
+# The lab's two lists, which the runner and the scenario parser read too.
+TOP = Path(__file__).resolve().parent.parent
+PROFILE_ORDER = names(TOP / "images/profiles")
+MODEL_ORDER = ["off"] + names(TOP / "policy/watchpol/models")
+
+
 # SECURITY.md's threats, in its order, then the events the series exists for.
 THREATS = {
     "observation": "Threat 1, observation beyond one's rights",
@@ -254,8 +266,6 @@ THREATS = {
     "use": "Legitimate use: the events the series exists to deliver",
 }
 THREAT_ORDER = list(THREATS)
-PROFILE_ORDER = ["plain", "selinux", "smack"]
-MODEL_ORDER = ["off", "none", "watcher", "schaufler", "strict"]
 
 
 def rank(order, name):

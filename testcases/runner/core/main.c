@@ -18,13 +18,14 @@
 #include "ktap.h"
 #include "label.h"
 #include "request_key.h"
-#include "suites.h"
+#include "registry.h"
 #include "wl.h"
+#include "wl_lists.h"
 
 #define WL_TEST_TIMEOUT_S 300
 #define WATCHPOL_POLICY "/sys/kernel/security/watchpol/policy"
 
-static const char *const models[] = { "none", "watcher", "schaufler", "strict" };
+static const char *const models[] = { WL_MODELS };
 
 static size_t ntests_of(const struct wl_suite *s)
 {
@@ -171,21 +172,27 @@ static bool have_watchpol(void)
 	return access(WATCHPOL_POLICY, F_OK) == 0;
 }
 
-/* How many KTAP results a suite produces in this boot. */
 /*
- * The models a per-model suite runs under in this boot.  The debug boot
- * (about 50x slower) checks memory and locking, not policy outcomes, and
- * its cells stay out of the matrix: there, strict alone, whose checks
+ * Whether a per-model suite runs under this model in this boot.  The debug
+ * boot (about 50x slower) checks memory and locking, not policy outcomes,
+ * and its cells stay out of the matrix: there, strict alone, whose checks
  * cover every hook's work at watch time and at post time.
  */
-static size_t first_model(void)
+static bool model_runs(size_t m)
 {
-	return wl_debug_kernel() ? WL_ARRAY_SIZE(models) - 1 : 0;
+	return !wl_debug_kernel() || strcmp(models[m], "strict") == 0;
 }
 
+/* How many KTAP results a suite produces in this boot. */
 static unsigned int runs_of(const struct wl_suite *s)
 {
-	return s->per_model && have_watchpol() ? WL_ARRAY_SIZE(models) - first_model() : 1;
+	unsigned int n = 0;
+
+	if (!s->per_model || !have_watchpol())
+		return 1;
+	for (size_t m = 0; m < WL_ARRAY_SIZE(models); m++)
+		n += model_runs(m);
+	return n;
 }
 
 static bool run_selected(const struct wl_suite *s, unsigned int *num)
@@ -194,7 +201,9 @@ static bool run_selected(const struct wl_suite *s, unsigned int *num)
 
 	if (!s->per_model || !have_watchpol())
 		return run_suite(s, NULL, ++*num);
-	for (size_t m = first_model(); m < WL_ARRAY_SIZE(models); m++) {
+	for (size_t m = 0; m < WL_ARRAY_SIZE(models); m++) {
+		if (!model_runs(m))
+			continue;
 		if (!load_model(models[m])) {
 			ktap_line("not ok %u %s@%s", ++*num, s->name, models[m]);
 			ok = false;
@@ -212,6 +221,8 @@ static bool run_selected(const struct wl_suite *s, unsigned int *num)
 int main(int argc, char **argv)
 {
 	unsigned int nsel = 0, num = 0;
+	size_t nsuites;
+	const struct wl_suite *const *suites = wl_suites(&nsuites);
 	bool ok = true;
 
 	if (strcmp(basename(argv[0]), "request-key") == 0)
@@ -223,21 +234,21 @@ int main(int argc, char **argv)
 	for (int a = 1; a < argc; a++) {
 		size_t i;
 
-		for (i = 0; i < wl_nsuites && strcmp(argv[a], wl_suites[i]->name); i++)
+		for (i = 0; i < nsuites && strcmp(argv[a], suites[i]->name); i++)
 			;
-		if (i == wl_nsuites) {
+		if (i == nsuites) {
 			ktap_line("# watchlab: no suite named %s", argv[a]);
 			return 1;
 		}
 	}
-	for (size_t i = 0; i < wl_nsuites; i++)
-		if (selected(wl_suites[i], argc, argv))
-			nsel += runs_of(wl_suites[i]);
+	for (size_t i = 0; i < nsuites; i++)
+		if (selected(suites[i], argc, argv))
+			nsel += runs_of(suites[i]);
 	ktap_line("KTAP version 1");
 	ktap_line("1..%u", nsel);
-	for (size_t i = 0; i < wl_nsuites; i++)
-		if (selected(wl_suites[i], argc, argv))
-			ok &= run_selected(wl_suites[i], &num);
+	for (size_t i = 0; i < nsuites; i++)
+		if (selected(suites[i], argc, argv))
+			ok &= run_selected(suites[i], &num);
 	ktap_line("# watchlab: runner finished, profile=%s", wl_profile());
 	return ok ? 0 : 1;
 }

@@ -3,7 +3,7 @@
  * wl.h - the in-guest runner's test API.
  *
  * A suite is a static table of tests in its own file (suite_<name>.c),
- * listed once in suites.c.  A test returns WL_PASS or WL_FAIL and explains
+ * registered by WL_SUITE in that file.  A test returns WL_PASS or WL_FAIL and explains
  * every failure with wl_diag() (printed as a KTAP "# " line).  There is no
  * skip: a suite that only makes sense in some boots says so with .applies,
  * and is then not run (nor counted) in the others.
@@ -23,8 +23,22 @@ struct wl_test {
 	enum wl_result (*fn)(void);
 };
 
+/*
+ * When a suite runs: suites run stage by stage, by name within a stage.
+ * A suite that changes the boot for every later suite says so here.
+ */
+enum wl_stage {
+	WL_STAGE_FIRST = -1,	/* the boot itself, before any suite changes it */
+	WL_STAGE_TESTS = 0,	/* the default */
+	/* changes the major LSM's rules until reboot (policy/labels no longer holds) */
+	WL_STAGE_LSM_RULES,
+	WL_STAGE_LOCK,		/* locks the watchpol policy until reboot */
+	WL_STAGE_LAST,		/* checks what every suite before it leaked */
+};
+
 struct wl_suite {
 	const char *name;
+	enum wl_stage stage;
 	const struct wl_test *tests;
 	size_t ntests;
 	bool (*applies)(void);	/* NULL: every boot */
@@ -45,12 +59,27 @@ struct wl_dynamic {
 };
 
 #define WL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define WL_SUITE(sname, table) \
-	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), NULL, false, NULL }
-#define WL_SUITE_IF(sname, table, pred) \
-	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), pred, false, NULL }
-#define WL_SCENARIO_SUITE(sname, table) \
-	const struct wl_suite sname = { #sname, table, WL_ARRAY_SIZE(table), NULL, true, NULL }
+
+void wl_register_suite(const struct wl_suite *s);
+
+/*
+ * Define and register a suite: its name, then any other fields, e.g.
+ * WL_SUITE_DEFINE(suite_x, .tests = t, .ntests = 3, .stage = WL_STAGE_LAST).
+ * Registration runs before main(), as kselftest_harness.h's TEST() does.
+ */
+#define WL_SUITE_DEFINE(sname, ...)					\
+	static const struct wl_suite sname = {				\
+		.name = #sname, __VA_ARGS__				\
+	};								\
+	__attribute__((constructor)) static void wl_register_##sname(void) \
+	{								\
+		wl_register_suite(&sname);				\
+	}
+/* A suite of a static test table, plus optional fields (.applies, .stage, ...). */
+#define WL_SUITE(sname, table, ...) \
+	WL_SUITE_DEFINE(sname, .tests = table, .ntests = WL_ARRAY_SIZE(table), __VA_ARGS__)
+#define WL_SUITE_IF(sname, table, pred) WL_SUITE(sname, table, .applies = pred)
+#define WL_SCENARIO_SUITE(sname, table) WL_SUITE(sname, table, .per_model = true)
 
 /* A watchlab.KEY=value from the kernel command line, or NULL. */
 const char *wl_cmdline(const char *key, char *buf, size_t len);

@@ -15,12 +15,13 @@
 #include <linux/capability.h>
 
 #include "scenario.h"
+#include "wl_lists.h"
 
 #define MAX_TOKENS 24
 #define LINE_MAX_LEN 512
 
-const char *const scn_profiles[] = { "plain", "selinux", "smack", NULL };
-const char *const scn_models[] = { "none", "watcher", "schaufler", "strict", NULL };
+const char *const scn_profiles[] = { WL_PROFILES, NULL };
+const char *const scn_models[] = { WL_MODELS, NULL };
 
 struct parser {
 	const char *path;

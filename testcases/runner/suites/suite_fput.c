@@ -344,4 +344,6 @@ static const struct wl_test smack_tests[] = {
 };
 
 WL_SUITE(suite_fput, tests);
-WL_SUITE_IF(suite_fput_smack, smack_tests, smack_active);
+/* Loads the Smack rule wlB wlW rwx until reboot (see smack_rule above). */
+WL_SUITE(suite_fput_smack, smack_tests, .applies = smack_active,
+	 .stage = WL_STAGE_LSM_RULES);

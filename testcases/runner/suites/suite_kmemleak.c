@@ -69,4 +69,4 @@ static const struct wl_test tests[] = {
 	{ "no_leaks_during_run", no_leaks_during_run },
 };
 
-WL_SUITE_IF(suite_kmemleak, tests, kmemleak_present);
+WL_SUITE(suite_kmemleak, tests, .applies = kmemleak_present, .stage = WL_STAGE_LAST);

@@ -29,6 +29,7 @@
 
 #include "watchpol_util.h"
 #include "wl.h"
+#include "wl_lists.h"
 
 /* From <linux/watch_queue.h>, which clashes with <fcntl.h>. */
 #define WP_TYPE_META 0
@@ -148,7 +149,7 @@ static unsigned int count_lines(const char *log, const char *const *words)
 
 /* ---- the policy oracle: the grammar of lsm/README.md in userspace ---- */
 
-static const char *const models[] = { "none", "watcher", "schaufler", "strict" };
+static const char *const models[] = { WL_MODELS };
 static const char *const types[] = { "key", "mount", "sb", "block", "usb" };
 
 #define ORACLE_MAX_RULES 16384
@@ -228,13 +229,13 @@ static int oracle(const char *in, size_t len, char *out, size_t outsz,
 		if (!n)
 			continue;
 		if (!strcmp(tok[0], "default")) {
-			m = n == 2 ? name_index(models, 4, tok[1]) : -1;
+			m = n == 2 ? name_index(models, WL_ARRAY_SIZE(models), tok[1]) : -1;
 			bad = m < 0 || set_d;
 			set_d = true;
 			deflt = m;
 		} else if (!strcmp(tok[0], "model")) {
 			t = n == 3 ? name_index(types, 5, tok[1]) : -1;
-			m = n == 3 ? name_index(models, 4, tok[2]) : -1;
+			m = n == 3 ? name_index(models, WL_ARRAY_SIZE(models), tok[2]) : -1;
 			bad = t < 0 || m < 0 || tset[t];
 			if (!bad) {
 				tset[t] = true;
@@ -775,7 +776,7 @@ static unsigned int rnd(unsigned int n)
 
 static const char *const vocab[] = {
 	"default", "model", "enforce", "kernel_events", "post", "watch",
-	"none", "watcher", "schaufler", "strict", "key", "mount", "sb", "block",
+	WL_MODELS, "key", "mount", "sb", "block",
 	"usb", "0", "1", "2", "allow", "deny", "#", "# note", "x", "L1", "L2",
 	"a:b:c:s0", "Default", "devices", "",
 };
@@ -816,9 +817,9 @@ static size_t gen_line(char *out, size_t size)
 
 	switch (rnd(8)) {
 	case 0:
-		return snprintf(out, size, "default %s", models[rnd(4)]);
+		return snprintf(out, size, "default %s", models[rnd(WL_ARRAY_SIZE(models))]);
 	case 1:
-		return snprintf(out, size, "model %s %s", types[rnd(5)], models[rnd(4)]);
+		return snprintf(out, size, "model %s %s", types[rnd(5)], models[rnd(WL_ARRAY_SIZE(models))]);
 	case 2:
 		return snprintf(out, size, "enforce %u", rnd(2));
 	case 3:
@@ -1235,4 +1236,5 @@ static const struct wl_test watchpol_lock_tests[] = {
 	{ "lock_is_honoured", lock_is_honoured },
 };
 
-WL_SUITE_IF(suite_watchpol_lock, watchpol_lock_tests, watchpol_present);
+WL_SUITE(suite_watchpol_lock, watchpol_lock_tests, .applies = watchpol_present,
+	 .stage = WL_STAGE_LOCK);

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * registry.h - the suites the runner knows: each suite file registers its
+ * suites itself (WL_SUITE in wl.h, a constructor as kselftest_harness.h
+ * does), and the runner takes them in stage order, then by name.
+ */
+#ifndef WL_REGISTRY_H
+#define WL_REGISTRY_H
+
+#include <stddef.h>
+
+#include "wl.h"
+
+/* Called by WL_SUITE's constructor, before main(). */
+void wl_register_suite(const struct wl_suite *s);
+
+/* The registered suites in the order they run (sorted on first call). */
+const struct wl_suite *const *wl_suites(size_t *n);
+
+#endif /* WL_REGISTRY_H */
