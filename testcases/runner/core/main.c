@@ -42,6 +42,35 @@ static enum wl_result call_test(const struct wl_suite *s, size_t i)
 	return s->dynamic ? s->dynamic->run(i) : s->tests[i].fn();
 }
 
+/* This run's variant: what its suite name gets, and what its tests see. */
+struct wl_variant {
+	char suffix[24];	/* "", "_ring", "@watcher" */
+	enum wl_transport transport;
+	const char *model;	/* model axis: the policy loaded; NULL: none */
+};
+
+static enum wl_transport cur_transport = WL_TRANSPORT_PIPE;
+
+enum wl_transport wl_transport(void)
+{
+	return cur_transport;
+}
+
+/* The test in the child: the fixture around it, teardown whatever happened. */
+static int test_child(const struct wl_suite *s, size_t i)
+{
+	enum wl_result r = WL_FAIL;
+
+	if (s->setup && s->setup()) {
+		wl_diag("%s: the fixture's setup failed", test_name(s, i));
+	} else {
+		r = call_test(s, i);
+	}
+	if (s->teardown)
+		s->teardown();
+	return r == WL_PASS ? 0 : 1;
+}
+
 static enum wl_result run_one(const struct wl_suite *s, size_t i)
 {
 	const char *name = test_name(s, i);
@@ -57,7 +86,7 @@ static enum wl_result run_one(const struct wl_suite *s, size_t i)
 	}
 	if (pid == 0) {
 		alarm(WL_TEST_TIMEOUT_S);
-		_exit(call_test(s, i) == WL_PASS ? 0 : 1);
+		_exit(test_child(s, i));
 	}
 	if (waitpid(pid, &status, 0) != pid) {
 		wl_diag("waitpid for %s: %s", name, strerror(errno));
@@ -68,6 +97,9 @@ static enum wl_result run_one(const struct wl_suite *s, size_t i)
 			wl_diag("%s timed out after %d s", name, WL_TEST_TIMEOUT_S);
 		else
 			wl_diag("%s killed by signal %d", name, WTERMSIG(status));
+		/* The child never reached its teardown: run it here. */
+		if (s->teardown)
+			s->teardown();
 		return WL_FAIL;
 	}
 	return WEXITSTATUS(status) == 0 ? WL_PASS : WL_FAIL;
@@ -137,16 +169,15 @@ static bool load_model(const char *model)
 	return setenv("WATCHLAB_MODEL", model, 1) == 0;
 }
 
-static bool run_suite(const struct wl_suite *s, const char *model, unsigned int num)
+static bool run_suite(const struct wl_suite *s, const struct wl_variant *v, unsigned int num)
 {
 	double start = wl_now_s();
 	char name[96];
 	bool ok = true;
 
-	if (model)
-		snprintf(name, sizeof(name), "%s@%s", s->name, model);
-	else
-		snprintf(name, sizeof(name), "%s", s->name);
+	if (snprintf(name, sizeof(name), "%s%s", s->name, v->suffix) >= (int)sizeof(name))
+		wl_diag("suite name %s%s cut short", s->name, v->suffix);
+	cur_transport = v->transport;
 	ktap_set_depth(1);
 	ktap_line("KTAP version 1");
 	ktap_line("# Subtest: %s", name);
@@ -164,6 +195,7 @@ static bool run_suite(const struct wl_suite *s, const char *model, unsigned int 
 	ktap_line("# %s took %.1f s", name, wl_now_s() - start);
 	ktap_set_depth(0);
 	ktap_line("%sok %u %s", ok ? "" : "not ", num, name);
+	cur_transport = WL_TRANSPORT_PIPE;
 	return ok;
 }
 
@@ -173,7 +205,7 @@ static bool have_watchpol(void)
 }
 
 /*
- * Whether a per-model suite runs under this model in this boot.  The debug
+ * Whether a model-axis suite runs under this model in this boot.  The debug
  * boot (about 50x slower) checks memory and locking, not policy outcomes,
  * and its cells stay out of the matrix: there, strict alone, whose checks
  * cover every hook's work at watch time and at post time.
@@ -183,34 +215,62 @@ static bool model_runs(size_t m)
 	return !wl_debug_kernel() || strcmp(models[m], "strict") == 0;
 }
 
+#define WL_MAX_VARIANTS (WL_ARRAY_SIZE(models) + 1)
+
+/* The variants a suite runs in, in this boot; their number. */
+static size_t variants_of(const struct wl_suite *s, struct wl_variant *v)
+{
+	size_t n = 0;
+
+	memset(v, 0, WL_MAX_VARIANTS * sizeof(*v));
+	switch (s->axis) {
+	case WL_AXIS_TRANSPORT:
+		v[n++].transport = WL_TRANSPORT_PIPE;
+		snprintf(v[n].suffix, sizeof(v[n].suffix), "_ring");
+		v[n++].transport = WL_TRANSPORT_RING;
+		return n;
+	case WL_AXIS_MODEL:
+		if (!have_watchpol())
+			return 1;
+		for (size_t m = 0; m < WL_ARRAY_SIZE(models); m++) {
+			if (!model_runs(m))
+				continue;
+			snprintf(v[n].suffix, sizeof(v[n].suffix), "@%s", models[m]);
+			v[n++].model = models[m];
+		}
+		return n;
+	default:
+		return 1;
+	}
+}
+
 /* How many KTAP results a suite produces in this boot. */
 static unsigned int runs_of(const struct wl_suite *s)
 {
-	unsigned int n = 0;
+	struct wl_variant v[WL_MAX_VARIANTS];
 
-	if (!s->per_model || !have_watchpol())
-		return 1;
-	for (size_t m = 0; m < WL_ARRAY_SIZE(models); m++)
-		n += model_runs(m);
-	return n;
+	return variants_of(s, v);
 }
 
 static bool run_selected(const struct wl_suite *s, unsigned int *num)
 {
-	bool ok = true;
+	struct wl_variant v[WL_MAX_VARIANTS];
+	size_t n = variants_of(s, v);
+	bool ok = true, models_loaded = false;
 
-	if (!s->per_model || !have_watchpol())
-		return run_suite(s, NULL, ++*num);
-	for (size_t m = 0; m < WL_ARRAY_SIZE(models); m++) {
-		if (!model_runs(m))
-			continue;
-		if (!load_model(models[m])) {
-			ktap_line("not ok %u %s@%s", ++*num, s->name, models[m]);
-			ok = false;
-			continue;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].model) {
+			models_loaded = true;
+			if (!load_model(v[i].model)) {
+				ktap_line("not ok %u %s%s", ++*num, s->name, v[i].suffix);
+				ok = false;
+				continue;
+			}
 		}
-		ok &= run_suite(s, models[m], ++*num);
+		ok &= run_suite(s, &v[i], ++*num);
 	}
+	if (!models_loaded)
+		return ok;
 	/* Leave the boot as it started: no model in force for later suites. */
 	if (!load_model("none"))
 		ok = false;

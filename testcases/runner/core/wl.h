@@ -7,6 +7,12 @@
  * every failure with wl_diag() (printed as a KTAP "# " line).  There is no
  * skip: a suite that only makes sense in some boots says so with .applies,
  * and is then not run (nor counted) in the others.
+ *
+ * As in kselftest_harness.h, a suite may have a fixture (.setup and
+ * .teardown around each test, in the test's own child: teardown runs
+ * whatever the test returned, and in the runner if the child died), and an
+ * axis of variants (.axis): the suite runs once per variant, each reported
+ * as a KTAP suite of its own name.
  */
 #ifndef WL_H
 #define WL_H
@@ -36,18 +42,26 @@ enum wl_stage {
 	WL_STAGE_LAST,		/* checks what every suite before it leaked */
 };
 
+/*
+ * The variants a suite runs in, each a KTAP suite of its own:
+ * - WL_AXIS_TRANSPORT: name (queues on the pipe) and name_ring (on the
+ *   /dev/watch_queue ring); the test opens its queues on wl_transport().
+ * - WL_AXIS_MODEL: name@model once per watchpol model, with the model's
+ *   policy from /etc/watchlab/watchpol/<model>.policy loaded (wl_model());
+ *   once as name when the kernel has no watchpol.
+ */
+enum wl_axis { WL_AXIS_NONE, WL_AXIS_TRANSPORT, WL_AXIS_MODEL };
+
 struct wl_suite {
 	const char *name;
 	enum wl_stage stage;
 	const struct wl_test *tests;
 	size_t ntests;
 	bool (*applies)(void);	/* NULL: every boot */
-	/*
-	 * A scenario suite runs once per watchpol model (with the model's policy
-	 * from /etc/watchlab/watchpol/<model>.policy loaded), or once with
-	 * model "off" when the kernel has no watchpol.
-	 */
-	bool per_model;
+	enum wl_axis axis;
+	/* The fixture, around each test in its child; 0 from setup, or the test fails. */
+	int (*setup)(void);
+	void (*teardown)(void);
 	/* A data-driven suite lists its tests at run time instead of in .tests. */
 	const struct wl_dynamic *dynamic;
 };
@@ -79,7 +93,7 @@ void wl_register_suite(const struct wl_suite *s);
 #define WL_SUITE(sname, table, ...) \
 	WL_SUITE_DEFINE(sname, .tests = table, .ntests = WL_ARRAY_SIZE(table), __VA_ARGS__)
 #define WL_SUITE_IF(sname, table, pred) WL_SUITE(sname, table, .applies = pred)
-#define WL_SCENARIO_SUITE(sname, table) WL_SUITE(sname, table, .per_model = true)
+#define WL_SCENARIO_SUITE(sname, table) WL_SUITE(sname, table, .axis = WL_AXIS_MODEL)
 
 /* A watchlab.KEY=value from the kernel command line, or NULL. */
 const char *wl_cmdline(const char *key, char *buf, size_t len);
@@ -173,6 +187,8 @@ enum wl_transport {
 };
 
 const char *wl_transport_name(enum wl_transport t);
+/* The transport of this test's variant: the pipe, or the ring in a *_ring suite. */
+enum wl_transport wl_transport(void);
 /* Open a queue holding at least nrecords records; the fd, or -1 (diagnosed). */
 int wl_queue_open(enum wl_transport t, unsigned int nrecords);
 

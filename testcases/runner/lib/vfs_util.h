@@ -31,25 +31,11 @@
 #define STATX_MNT_ID_UNIQUE 0x00004000U
 #endif
 
-/*
- * The transport the vfs suites' queues use: the pipe, or the ring in the
- * *_ring suites, whose tests are the same functions run through
- * WL_VFS_ON_RING().  Each test runs in its own child, so setting it there
- * affects only that test.
- */
-static enum wl_transport wl_vfs_transport;
-
+/* A queue on this test's transport: the pipe, or the ring in a *_ring suite. */
 static inline int wl_vfs_queue_open(unsigned int nrecords)
 {
-	return wl_queue_open(wl_vfs_transport, nrecords);
+	return wl_queue_open(wl_transport(), nrecords);
 }
-
-#define WL_VFS_ON_RING(fn)					\
-	static enum wl_result fn##_ring(void)			\
-	{							\
-		wl_vfs_transport = WL_TRANSPORT_RING;		\
-		return fn();					\
-	}
 
 static inline long wl_watch_mount(int dfd, const char *path, unsigned int at_flags,
 				  int watch_fd, int watch_id)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * suite_mount.c - mount notifications (watch_mount(), kernel-patches 0003):
+ * suite_mount.c - mount notifications (watch_mount(), kernel-patches 0004):
  * every subtype with its fields, subtree selection, subtype and info
  * filters, removal (explicit, by unmount, by closing the queue) and the
  * errno of every bad argument.
@@ -24,7 +24,7 @@
 #include "vfs_util.h"
 #include "wl.h"
 
-/* Scratch area: a private tmpfs, fresh for each test. */
+/* Scratch area: a private tmpfs, fresh for each test (the suite's fixture). */
 #define BASE "/tmp/wlmount"
 
 struct mnt_ev {
@@ -144,7 +144,6 @@ static enum wl_result new_readonly_unmount(void)
 	unsigned long long child_uid;
 	int fd;
 
-	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	base_id = wl_mnt_id(BASE, false);
 	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
@@ -183,7 +182,6 @@ static enum wl_result new_readonly_unmount(void)
 	WL_EXPECT(expect_mnt(fd, "umount", &ev) == 0, "UNMOUNT");
 	WL_EXPECT(expect_nothing(fd, "umount") == 0, "no further records");
 	wl_wq_close(fd);
-	base_teardown();
 	return WL_PASS;
 }
 
@@ -194,7 +192,6 @@ static enum wl_result setattr_events(void)
 	unsigned int base_id, child_id;
 	int fd;
 
-	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	WL_EXPECT(wl_tmpfs(BASE "/s", NULL) == 0, "mount %s/s", BASE);
 	base_id = wl_mnt_id(BASE, false);
 	child_id = wl_mnt_id(BASE "/s", false);
@@ -247,7 +244,6 @@ static enum wl_result setattr_events(void)
 	WL_EXPECT(expect_mnt(fd, "bind remount, parent watch", &up) == 0, "SETATTR parent");
 	WL_EXPECT(expect_nothing(fd, "bind remount") == 0, "no further records");
 	wl_wq_close(fd);
-	base_teardown();
 	return WL_PASS;
 }
 
@@ -257,7 +253,6 @@ static enum wl_result move_events(void)
 	unsigned int base_id, p1, p2, m;
 	int fd;
 
-	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	WL_EXPECT(wl_tmpfs(BASE "/p1", NULL) == 0, "mount p1");
 	WL_EXPECT(wl_tmpfs(BASE "/p2", NULL) == 0, "mount p2");
 	WL_EXPECT(wl_tmpfs(BASE "/p1/m", NULL) == 0, "mount p1/m");
@@ -283,7 +278,6 @@ static enum wl_result move_events(void)
 	WL_EXPECT(expect_mnt(fd, "move to", &ev) == 0, "MOVE_TO");
 	WL_EXPECT(expect_nothing(fd, "move") == 0, "no further records");
 	wl_wq_close(fd);
-	base_teardown();
 	return WL_PASS;
 }
 
@@ -293,7 +287,6 @@ static enum wl_result expiry_event(void)
 	unsigned int base_id, e;
 	int fd;
 
-	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	WL_EXPECT(wl_tmpfs(BASE "/e", NULL) == 0, "mount e");
 	base_id = wl_mnt_id(BASE, false);
 	e = wl_mnt_id(BASE "/e", false);
@@ -313,7 +306,6 @@ static enum wl_result expiry_event(void)
 	WL_EXPECT(expect_mnt(fd, "expire", &ev) == 0, "EXPIRY");
 	WL_EXPECT(expect_nothing(fd, "expire") == 0, "no further records");
 	wl_wq_close(fd);
-	base_teardown();
 	return WL_PASS;
 }
 
@@ -323,7 +315,6 @@ static enum wl_result subtree_selection(void)
 	unsigned int base_id, in;
 	int fd;
 
-	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	WL_EXPECT(wl_mkdir(BASE "/watched") == 0 && wl_mkdir(BASE "/other") == 0, "mkdir");
 	WL_EXPECT(wl_mkdir(BASE "/watched/deep") == 0, "mkdir");
 	base_id = wl_mnt_id(BASE, false);
@@ -343,7 +334,6 @@ static enum wl_result subtree_selection(void)
 	};
 	WL_EXPECT(expect_mnt(fd, "mount below", &ev) == 0, "NEW_MOUNT below");
 	wl_wq_close(fd);
-	base_teardown();
 	return WL_PASS;
 }
 
@@ -376,7 +366,6 @@ static enum wl_result subtype_filter(void)
 	unsigned int base_id, f;
 	int fd;
 
-	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	base_id = wl_mnt_id(BASE, false);
 	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
@@ -397,7 +386,6 @@ static enum wl_result subtype_filter(void)
 		  "the first record through an UNMOUNT-only filter must be the UNMOUNT");
 	WL_EXPECT(expect_nothing(fd, "unmount") == 0, "no further records");
 	wl_wq_close(fd);
-	base_teardown();
 	return WL_PASS;
 }
 
@@ -407,7 +395,6 @@ static enum wl_result info_filter(void)
 	unsigned int c;
 	int fd;
 
-	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	WL_EXPECT(wl_tmpfs(BASE "/c", NULL) == 0, "mount c");
 	c = wl_mnt_id(BASE "/c", false);
 	fd = wl_vfs_queue_open(64);
@@ -428,7 +415,6 @@ static enum wl_result info_filter(void)
 	WL_EXPECT(expect_nothing(fd, "remount ro") == 0,
 		  "the parent's IN_SUBTREE record passed a filter that excludes it");
 	wl_wq_close(fd);
-	base_teardown();
 	return WL_PASS;
 }
 
@@ -438,7 +424,6 @@ static enum wl_result remove_explicit(void)
 	unsigned long long uid;
 	int fd;
 
-	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	uid = wl_mnt_id(BASE, true);
 	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
@@ -457,7 +442,6 @@ static enum wl_result remove_explicit(void)
 	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE, 0, fd, 0x43) == 0, "re-watch: %s",
 		  strerror(errno));
 	wl_wq_close(fd);
-	base_teardown();
 	return WL_PASS;
 }
 
@@ -471,7 +455,6 @@ static enum wl_result remove_by_unmount(void)
 	unsigned int g;
 	int fd;
 
-	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	WL_EXPECT(wl_tmpfs(BASE "/g", NULL) == 0, "mount g");
 	g = wl_mnt_id(BASE "/g", false);
 	uid = wl_mnt_id(BASE "/g", true);
@@ -489,7 +472,6 @@ static enum wl_result remove_by_unmount(void)
 	WL_EXPECT(expect_removal(fd, "unmount", 0x33, uid) == 0, "removal record");
 	WL_EXPECT(expect_nothing(fd, "removal") == 0, "records after the removal");
 	wl_wq_close(fd);
-	base_teardown();
 	return WL_PASS;
 }
 
@@ -501,7 +483,6 @@ static enum wl_result close_queue_unpins(void)
 {
 	int fd;
 
-	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	WL_EXPECT(wl_tmpfs(BASE "/h", NULL) == 0, "mount h");
 	WL_EXPECT(wl_mkdir(BASE "/h/sub") == 0, "mkdir");
 	fd = wl_vfs_queue_open(64);
@@ -512,7 +493,6 @@ static enum wl_result close_queue_unpins(void)
 	WL_EXPECT(rmdir(BASE "/h/sub") == 0, "rmdir: %s", strerror(errno));
 	WL_EXPECT(umount(BASE "/h") == 0, "umount after closing the queue: %s",
 		  strerror(errno));
-	base_teardown();
 	return WL_PASS;
 }
 
@@ -556,7 +536,6 @@ static enum wl_result argument_errors(void)
 	int fd, other, file;
 	int bad = 0;
 
-	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	file = open(BASE "/file", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
 	WL_EXPECT(file >= 0, "create file: %s", strerror(errno));
 	fd = wl_vfs_queue_open(64);
@@ -611,7 +590,6 @@ static enum wl_result argument_errors(void)
 	close(file);
 	wl_wq_close(fd);
 	wl_wq_close(other);
-	base_teardown();
 	return bad ? WL_FAIL : WL_PASS;
 }
 
@@ -621,7 +599,6 @@ static enum wl_result watch_after_lazy_umount(void)
 	int dfd, fd;
 	long r;
 
-	WL_EXPECT(base_setup() == 0, "scratch tmpfs");
 	WL_EXPECT(wl_tmpfs(BASE "/l", NULL) == 0, "mount l");
 	dfd = open(BASE "/l", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	WL_EXPECT(dfd >= 0, "open: %s", strerror(errno));
@@ -633,7 +610,6 @@ static enum wl_result watch_after_lazy_umount(void)
 		  "ENOENT");
 	close(dfd);
 	wl_wq_close(fd);
-	base_teardown();
 	return WL_PASS;
 }
 
@@ -653,36 +629,6 @@ static const struct wl_test tests[] = {
 	{ "watch_after_lazy_umount", watch_after_lazy_umount },
 };
 
-WL_VFS_ON_RING(new_readonly_unmount)
-WL_VFS_ON_RING(setattr_events)
-WL_VFS_ON_RING(move_events)
-WL_VFS_ON_RING(expiry_event)
-WL_VFS_ON_RING(subtree_selection)
-WL_VFS_ON_RING(subtype_filter)
-WL_VFS_ON_RING(info_filter)
-WL_VFS_ON_RING(remove_explicit)
-WL_VFS_ON_RING(remove_by_unmount)
-WL_VFS_ON_RING(close_queue_unpins)
-WL_VFS_ON_RING(fsmount_dissolve)
-WL_VFS_ON_RING(argument_errors)
-WL_VFS_ON_RING(watch_after_lazy_umount)
-
-static const struct wl_test ring_tests[] = {
-	{ "new_readonly_unmount", new_readonly_unmount_ring },
-	{ "setattr_events", setattr_events_ring },
-	{ "move_events", move_events_ring },
-	{ "expiry_event", expiry_event_ring },
-	{ "subtree_selection", subtree_selection_ring },
-	{ "subtype_filter", subtype_filter_ring },
-	{ "info_filter", info_filter_ring },
-	{ "remove_explicit", remove_explicit_ring },
-	{ "remove_by_unmount", remove_by_unmount_ring },
-	{ "close_queue_unpins", close_queue_unpins_ring },
-	{ "fsmount_dissolve", fsmount_dissolve_ring },
-	{ "argument_errors", argument_errors_ring },
-	{ "watch_after_lazy_umount", watch_after_lazy_umount_ring },
-};
-
-WL_SUITE(suite_mount, tests);
-/* The same tests with their queues on the /dev/watch_queue ring. */
-WL_SUITE(suite_mount_ring, ring_tests);
+/* Each test twice: queues on the pipe, then on the /dev/watch_queue ring. */
+WL_SUITE(suite_mount, tests, .axis = WL_AXIS_TRANSPORT, .setup = base_setup,
+	 .teardown = base_teardown);

@@ -23,7 +23,19 @@
 #include "vfs_util.h"
 #include "wl.h"
 
+/* Scratch mount point: a fresh tmpfs for suite_sb's tests (its fixture). */
 #define SB_BASE "/tmp/wlsb"
+
+static void sb_teardown(void)
+{
+	umount2(SB_BASE, MNT_DETACH);
+}
+
+static int sb_setup(void)
+{
+	sb_teardown();
+	return wl_tmpfs(SB_BASE, NULL);
+}
 
 static unsigned long long sb_id_of(const char *path)
 {
@@ -84,8 +96,6 @@ static enum wl_result readonly_toggle(void)
 	struct wl_record rec;
 	int fd;
 
-	umount2(SB_BASE, MNT_DETACH);
-	WL_EXPECT(wl_tmpfs(SB_BASE, NULL) == 0, "scratch tmpfs");
 	id = sb_id_of(SB_BASE);
 	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
@@ -106,7 +116,6 @@ static enum wl_result readonly_toggle(void)
 		  "remount size: %s", strerror(errno));
 	WL_EXPECT(sb_expect_nothing(fd, "remount without r/o change") == 0, "no record");
 	wl_wq_close(fd);
-	umount2(SB_BASE, MNT_DETACH);
 	return WL_PASS;
 }
 
@@ -158,7 +167,6 @@ static enum wl_result edquot_from_tmpfs_quota(void)
 	WL_EXPECT(expect_sb(fd, "EDQUOT", NOTIFY_SUPERBLOCK_EDQUOT, 0x32, 0, 0, id,
 			    NULL) == 0, "EDQUOT record");
 	wl_wq_close(fd);
-	umount2(SB_BASE, MNT_DETACH);
 	return WL_PASS;
 }
 
@@ -204,7 +212,6 @@ static enum wl_result error_from_ext4(void)
 	WL_EXPECT(en.error_number == EUCLEAN, "error_number %u, want EFSCORRUPTED (%d)",
 		  en.error_number, EUCLEAN);
 	wl_wq_close(fd);
-	umount2(SB_BASE, MNT_DETACH);
 	return WL_PASS;
 }
 
@@ -216,8 +223,6 @@ static enum wl_result remove_by_sb_death(void)
 	struct wl_record rec;
 	int fd;
 
-	umount2(SB_BASE, MNT_DETACH);
-	WL_EXPECT(wl_tmpfs(SB_BASE, NULL) == 0, "scratch tmpfs");
 	id = sb_id_of(SB_BASE);
 	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
@@ -240,8 +245,6 @@ static enum wl_result remove_and_errors(void)
 	struct wl_record rec;
 	int fd, file, bad = 0;
 
-	umount2(SB_BASE, MNT_DETACH);
-	WL_EXPECT(wl_tmpfs(SB_BASE, NULL) == 0, "scratch tmpfs");
 	file = open(SB_BASE "/file", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
 	WL_EXPECT(file >= 0, "create: %s", strerror(errno));
 	fd = wl_vfs_queue_open(64);
@@ -284,7 +287,6 @@ static enum wl_result remove_and_errors(void)
 		bad = 1;
 	close(file);
 	wl_wq_close(fd);
-	umount2(SB_BASE, MNT_DETACH);
 	return bad ? WL_FAIL : WL_PASS;
 }
 
@@ -302,18 +304,7 @@ static const struct wl_test ext4_tests[] = {
 	{ "error_from_ext4", error_from_ext4 },
 };
 
-WL_VFS_ON_RING(readonly_toggle)
-WL_VFS_ON_RING(remove_by_sb_death)
-WL_VFS_ON_RING(remove_and_errors)
-
-static const struct wl_test ring_tests[] = {
-	{ "readonly_toggle", readonly_toggle_ring },
-	{ "remove_by_sb_death", remove_by_sb_death_ring },
-	{ "remove_and_errors", remove_and_errors_ring },
-};
-
-WL_SUITE(suite_sb, tests);
-/* The same tests with their queues on the /dev/watch_queue ring. */
-WL_SUITE(suite_sb_ring, ring_tests);
-WL_SUITE(suite_sb_quota, quota_tests);
-WL_SUITE(suite_sb_ext4, ext4_tests);
+/* suite_sb runs twice: queues on the pipe, then on the /dev/watch_queue ring. */
+WL_SUITE(suite_sb, tests, .axis = WL_AXIS_TRANSPORT, .setup = sb_setup, .teardown = sb_teardown);
+WL_SUITE(suite_sb_quota, quota_tests, .teardown = sb_teardown);
+WL_SUITE(suite_sb_ext4, ext4_tests, .teardown = sb_teardown);

@@ -141,4 +141,4 @@ static enum wl_result run(size_t i)
 
 static const struct wl_dynamic scenarios = { count, name, run };
 
-WL_SUITE_DEFINE(suite_scenarios, .per_model = true, .dynamic = &scenarios);
+WL_SUITE_DEFINE(suite_scenarios, .axis = WL_AXIS_MODEL, .dynamic = &scenarios);
