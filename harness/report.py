@@ -378,6 +378,36 @@ def distinct_checks(boots):
     return len(seen)
 
 
+def runner_leaves(nodes):
+    """The runner's results of a boot, as path -> skipped: its suites are
+    the suite_* documents (the kernel's KUnit suites report on their own)."""
+    return {path: bool(leaf.directive and leaf.directive.upper().startswith("SKIP"))
+            for n in nodes if n.name.startswith("suite_")
+            for path, leaf in n.leaves()}
+
+
+def manifest_checks(name, suites, manifest):
+    """What the boot reported against what its manifest says it must: the
+    runner's own list of suites, tests and scenario rows x models for this
+    boot's command line, written before the boot (harness/run-profile.sh)."""
+    if manifest is None:
+        return Node("manifest", False, [f"{name}: no manifest-{name}.ktap to check against"])
+    want, got = runner_leaves(manifest), runner_leaves(suites)
+    missing = sorted(p for p in want if p not in got)
+    extra = sorted(p for p in got if p not in want)
+    skips = sorted(p for p in want if p in got and want[p] != got[p])
+    diags = ([f"missing: {p}" for p in missing[:20]] +
+             [f"not in the manifest: {p}" for p in extra[:20]] +
+             [f"{'skipped' if got[p] else 'ran'}, the manifest says "
+              f"{'skip' if want[p] else 'run'}: {p}" for p in skips[:20]])
+    if len(missing) > 20 or len(extra) > 20 or len(skips) > 20:
+        diags.append(f"{len(missing)} missing, {len(extra)} extra, {len(skips)} skip mismatches")
+    ok = not (missing or extra or skips) and bool(want)
+    if not want:
+        diags.append(f"{name}: the manifest lists no runner suite")
+    return Node("manifest", ok, diags)
+
+
 def main():
     results = Path(sys.argv[1])
     boots, cells, docs, replayed = [], [], [], []
@@ -402,6 +432,13 @@ def main():
         lines = text.splitlines()
         suites = parse_ktap(lines, log.name)
         boot_cells = matrix_cells(lines, profile) if kind == "1" else []
+        mfile = results / f"manifest-{name}.ktap"
+        manifest = parse_ktap(mfile.read_text().splitlines(), mfile.name) \
+            if mfile.exists() else None
+        if manifest is not None and os.environ.get("SUITES", "").split():
+            only = set(os.environ["SUITES"].split())
+            manifest = [n for n in manifest if n.name.split("@", 1)[0] in only]
+        suites.append(manifest_checks(name, suites, manifest))
         suites.append(host_checks(name, text, status))
         if boot_cells:
             suites.append(matrix_checks(boot_cells))

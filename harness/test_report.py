@@ -100,6 +100,55 @@ class HostChecks(unittest.TestCase):
         self.assertEqual(leaves([node])["host.console_clean"], False)
 
 
+class Manifest(unittest.TestCase):
+    MANIFEST = """KTAP version 1
+1..3
+    KTAP version 1
+    # Subtest: suite_boot
+    1..1
+    ok 1 lsm_list
+ok 1 suite_boot
+    KTAP version 1
+    # Subtest: suite_scenarios@strict
+    1..2
+    ok 1 key-update-same-uid
+    ok 2 key-link-other-uid
+ok 2 suite_scenarios@strict
+ok 3 suite_labels_smack # SKIP the smack profile only
+"""
+
+    def check(self, console):
+        manifest = report.parse_ktap(self.MANIFEST.splitlines(), "m")
+        suites = report.parse_ktap(console.splitlines(), "c")
+        return report.manifest_checks("plain", suites, manifest)
+
+    def test_the_full_run_passes(self):
+        self.assertTrue(self.check(self.MANIFEST).ok)
+
+    def test_a_missing_suite_fails_and_is_named(self):
+        console = self.MANIFEST.replace("1..3", "1..2").split("    KTAP version 1\n    # Subtest: suite_scenarios")[0]
+        console += "ok 2 suite_labels_smack # SKIP the smack profile only\n"
+        node = self.check(console)
+        self.assertFalse(node.ok)
+        self.assertIn("missing: suite_scenarios@strict.key-update-same-uid", node.diags)
+
+    def test_a_missing_test_or_cell_fails(self):
+        console = self.MANIFEST.replace("1..2\n    ok 1 key-update-same-uid\n", "1..1\n")
+        self.assertFalse(self.check(console).ok)
+
+    def test_an_extra_test_fails(self):
+        console = self.MANIFEST.replace("    ok 1 lsm_list\n", "    ok 1 lsm_list\n    ok 2 surprise\n")
+        self.assertIn("not in the manifest: suite_boot.surprise", self.check(console).diags)
+
+    def test_a_skip_the_manifest_does_not_allow_fails(self):
+        console = self.MANIFEST.replace("ok 1 suite_boot", "ok 1 suite_boot # SKIP no reason")
+        console = console.replace("    ok 1 lsm_list\n", "")
+        self.assertFalse(self.check(console).ok)
+
+    def test_no_manifest_fails(self):
+        self.assertFalse(report.manifest_checks("plain", [], None).ok)
+
+
 class Summary(unittest.TestCase):
     def test_distinct_checks_fold_models_and_boots(self):
         def boot(name):

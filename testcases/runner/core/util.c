@@ -21,12 +21,17 @@
 
 static char cmdline[4096];
 
+bool wl_listing(void);
+
 static const char *cmdline_value(const char *key, char *buf, size_t len)
 {
 	size_t klen = strlen(key);
 	char *p;
 
-	if (!cmdline[0]) {
+	if (!cmdline[0] && wl_listing()) {
+		/* wlrun --list on the host: the boot's command line to be */
+		snprintf(cmdline, sizeof(cmdline), "%s", getenv("WATCHLAB_CMDLINE") ?: "");
+	} else if (!cmdline[0]) {
 		int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
 		ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof(cmdline) - 1) : -1;
 
@@ -55,6 +60,30 @@ const char *wl_profile(void)
 	if (!profile[0] && !cmdline_value("watchlab.profile", profile, sizeof(profile)))
 		strcpy(profile, "unknown");
 	return profile;
+}
+
+static bool listing;
+
+void wl_set_listing(void)
+{
+	listing = true;
+}
+
+bool wl_listing(void)
+{
+	return listing;
+}
+
+bool wl_boot_has_lsm(const char *lsm)
+{
+	char list[256], *p, *save;
+
+	if (!cmdline_value("watchlab.lsm", list, sizeof(list)))
+		return false;
+	for (p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		if (strcmp(p, lsm) == 0)
+			return true;
+	return false;
 }
 
 bool wl_debug_kernel(void)

@@ -98,6 +98,22 @@ void wl_register_suite(const struct wl_suite *s);
 /* A watchlab.KEY=value from the kernel command line, or NULL. */
 const char *wl_cmdline(const char *key, char *buf, size_t len);
 
+/*
+ * wlrun --list: print, on the host, the KTAP this boot must produce (every
+ * suite, variant and test, each as "ok") without running anything.  The
+ * boot facts below then come from $WATCHLAB_CMDLINE instead of
+ * /proc/cmdline; a suite decides whether it applies from them alone, never
+ * by probing the machine, so the list and the boot agree.
+ */
+void wl_set_listing(void);
+bool wl_listing(void);
+
+/*
+ * True when the boot's watchlab.lsm= (the LSMs /sys/kernel/security/lsm
+ * must show; suite_boot checks that it does) names lsm.
+ */
+bool wl_boot_has_lsm(const char *lsm);
+
 /* True in the debug-kernel boot: size loops down there (about 50x slower). */
 bool wl_debug_kernel(void);
 

@@ -41,7 +41,10 @@ static size_t count(void)
 	if (counted)
 		return nrows ? nrows : 1;
 	counted = true;
-	if (scn_parse_dir(&set, SCENARIO_DIR, parse_err, sizeof(parse_err)))
+	/* wlrun --list on the host reads the scenarios from the source tree. */
+	if (scn_parse_dir(&set, wl_listing() && getenv("WATCHLAB_SCENARIOS") ?
+			  getenv("WATCHLAB_SCENARIOS") : SCENARIO_DIR,
+			  parse_err, sizeof(parse_err)))
 		return 1;
 	rows = calloc(set.n * 4, sizeof(*rows));
 	if (!rows) {
