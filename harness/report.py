@@ -60,6 +60,11 @@ class Node:
         self.children = children or []
         self.directive = directive
 
+    @property
+    def skipped(self):
+        """A KTAP '# SKIP reason': neither a pass nor a failure, counted apart."""
+        return bool(self.directive) and self.directive.upper().startswith("SKIP")
+
     def leaves(self, prefix=""):
         path = f"{prefix}.{self.name}" if prefix else self.name
         if not self.children:
@@ -127,9 +132,6 @@ def parse_ktap(lines, where):
                 continue
             directive = m.group(5)
             ok = m.group(2) == "ok"
-            if directive and directive.upper().startswith("SKIP"):
-                ok = False
-                frame.diags.append(f"skipped ({directive}): a skip is not a pass")
             name = (m.group(4) or f"test{m.group(3)}").strip().replace(" ", "_")
             frame.results.append(Node(name, ok, frame.diags, children, directive))
             frame.diags = []
@@ -219,7 +221,8 @@ def emit_ktap(node, number, depth, out):
             emit_ktap(child, i, depth + 1, out)
     for d in node.diags:
         out.append(f"{pad}# {d}")
-    out.append(f"{pad}{'ok' if node.ok else 'not ok'} {number} {node.name}")
+    skip = f" # {node.directive}" if node.skipped else ""
+    out.append(f"{pad}{'ok' if node.ok else 'not ok'} {number} {node.name}{skip}")
 
 
 def junit(boots):
@@ -232,7 +235,9 @@ def junit(boots):
                 count += 1
                 tc = ET.SubElement(ts, "testcase", classname=f"{boot.name}.{suite.name}",
                                    name=path.split(".", 1)[-1])
-                if not leaf.ok:
+                if leaf.skipped:
+                    ET.SubElement(tc, "skipped", message=leaf.directive)
+                elif not leaf.ok:
                     fails += 1
                     f = ET.SubElement(tc, "failure",
                                       message=leaf.diags[-1] if leaf.diags else "failed")
@@ -457,15 +462,21 @@ def main():
     (results / "matrix.md").write_text(matrix_markdown(cells))
 
     passed = failed = 0
+    skipped = []
     for boot in boots:
         for path, leaf in boot.leaves():
-            if leaf.ok:
+            if leaf.skipped:
+                skipped.append(f"{path} ({leaf.directive[4:].strip() or 'no reason'})")
+            elif leaf.ok:
                 passed += 1
             else:
                 failed += 1
                 print(f"FAIL {path}")
                 for d in leaf.diags[-6:]:
                     print(f"     {d}")
+    # A skip is neither a pass nor a failure: counted and named apart.
+    if skipped:
+        print(f"{len(skipped)} skipped: {', '.join(skipped)}")
     if replayed:
         print(f"replayed from build/boot-cache (inputs unchanged since a passing run; "
               f"FRESH=1 boots again): {', '.join(replayed)}")

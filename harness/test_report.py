@@ -55,10 +55,11 @@ ok 1 keys
         got = leaves(report.parse_ktap(log.splitlines(), "t"))
         self.assertIn(False, got.values())
 
-    def test_skip_is_not_a_pass(self):
-        log = "KTAP version 1\n1..1\nok 1 a # SKIP no hardware\n"
-        got = leaves(report.parse_ktap(log.splitlines(), "t"))
-        self.assertEqual(got, {"a": False})
+    def test_skip_is_counted_apart(self):
+        log = "KTAP version 1\n1..2\nok 1 a # SKIP no hardware\nok 2 b\n"
+        nodes = report.parse_ktap(log.splitlines(), "t")
+        self.assertEqual([n.skipped for n in nodes], [True, False])
+        self.assertEqual(nodes[0].directive, "SKIP no hardware")
 
 
 class HostChecks(unittest.TestCase):

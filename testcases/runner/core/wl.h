@@ -4,9 +4,9 @@
  *
  * A suite is a static table of tests in its own file (suite_<name>.c),
  * registered by WL_SUITE in that file.  A test returns WL_PASS or WL_FAIL and explains
- * every failure with wl_diag() (printed as a KTAP "# " line).  There is no
- * skip: a suite that only makes sense in some boots says so with .applies,
- * and is then not run (nor counted) in the others.
+ * every failure with wl_diag() (printed as a KTAP "# " line).  A suite
+ * that only makes sense in some boots says so with .applies and .skip_reason:
+ * in the others it reports "ok N name # SKIP reason" without running.
  *
  * As in kselftest_harness.h, a suite may have a fixture (.setup and
  * .teardown around each test, in the test's own child: teardown runs
@@ -58,6 +58,7 @@ struct wl_suite {
 	const struct wl_test *tests;
 	size_t ntests;
 	bool (*applies)(void);	/* NULL: every boot */
+	const char *skip_reason;	/* why it does not apply, for KTAP's # SKIP */
 	enum wl_axis axis;
 	/* The fixture, around each test in its child; 0 from setup, or the test fails. */
 	int (*setup)(void);
@@ -92,7 +93,9 @@ void wl_register_suite(const struct wl_suite *s);
 /* A suite of a static test table, plus optional fields (.applies, .stage, ...). */
 #define WL_SUITE(sname, table, ...) \
 	WL_SUITE_DEFINE(sname, .tests = table, .ntests = WL_ARRAY_SIZE(table), __VA_ARGS__)
-#define WL_SUITE_IF(sname, table, pred) WL_SUITE(sname, table, .applies = pred)
+/* WL_SUITE_IF(name, tests, applies[, "why it may not apply"]) */
+#define WL_SUITE_IF(sname, table, pred, ...) \
+	WL_SUITE(sname, table, .applies = pred, .skip_reason = "" __VA_ARGS__)
 #define WL_SCENARIO_SUITE(sname, table) WL_SUITE(sname, table, .axis = WL_AXIS_MODEL)
 
 /* A watchlab.KEY=value from the kernel command line, or NULL. */

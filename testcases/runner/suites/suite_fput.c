@@ -353,4 +353,4 @@ static const struct wl_test smack_tests[] = {
 WL_SUITE(suite_fput, tests);
 /* Loads the Smack rule wlB wlW rwx until reboot (see smack_rule above). */
 WL_SUITE(suite_fput_smack, smack_tests, .applies = smack_active,
-	 .stage = WL_STAGE_LSM_RULES);
+	 .skip_reason = "Smack is not the boot's LSM", .stage = WL_STAGE_LSM_RULES);

@@ -576,7 +576,7 @@ static const struct wl_test selinux_tests[] = {
 	{ "watchpol_label_rules_resolve", watchpol_label_rules_resolve },
 };
 
-WL_SUITE_IF(suite_labels_selinux, selinux_tests, selinux_profile);
+WL_SUITE_IF(suite_labels_selinux, selinux_tests, selinux_profile, "not the selinux profile");
 
 /* ---- Smack ---- */
 
@@ -658,4 +658,4 @@ static const struct wl_test smack_tests[] = {
 	{ "watchpol_label_rules_resolve", watchpol_label_rules_resolve },
 };
 
-WL_SUITE_IF(suite_labels_smack, smack_tests, smack_profile);
+WL_SUITE_IF(suite_labels_smack, smack_tests, smack_profile, "not the smack profile");

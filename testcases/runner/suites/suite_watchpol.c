@@ -1162,7 +1162,7 @@ static const struct wl_test watchpol_tests[] = {
 	{ "meta_records_always_pass", meta_records_always_pass },
 };
 
-WL_SUITE_IF(suite_watchpol, watchpol_tests, watchpol_present);
+WL_SUITE_IF(suite_watchpol, watchpol_tests, watchpol_present, "no watchpol in this kernel");
 
 /*
  * The stress tests take most of a boot's time under TCG and exercise the
@@ -1180,7 +1180,8 @@ static const struct wl_test watchpol_stress_tests[] = {
 	{ "policy_swaps_race_event_storm", policy_swaps_race_event_storm },
 };
 
-WL_SUITE_IF(suite_watchpol_stress, watchpol_stress_tests, watchpol_stress_applies);
+WL_SUITE_IF(suite_watchpol_stress, watchpol_stress_tests, watchpol_stress_applies,
+	    "runs in the plain profile only (or no watchpol in this kernel)");
 
 /* ---- the lock: last suite of a boot ---- */
 
@@ -1237,4 +1238,4 @@ static const struct wl_test watchpol_lock_tests[] = {
 };
 
 WL_SUITE(suite_watchpol_lock, watchpol_lock_tests, .applies = watchpol_present,
-	 .stage = WL_STAGE_LOCK);
+	 .skip_reason = "no watchpol in this kernel", .stage = WL_STAGE_LOCK);
