@@ -32,6 +32,7 @@
 #define AUDIT_FENCE_TEXT "watchlab-evidence-fence="
 #define AUDIT_WAIT_MS 2000
 #define AUDIT_MSG_MAX 8970	/* libaudit's MAX_AUDIT_MESSAGE_LENGTH */
+#define LOG_LINE_ROOM 2048	/* a few of watchpol's log lines */
 
 struct audit_msg {
 	struct nlmsghdr nh;
@@ -90,10 +91,23 @@ static int audit_read_until(struct wl_evidence *ev, unsigned int seq, bool ack)
 		n = recv(ev->audit, &m, sizeof(m) - 1, 0);
 		if (n < 0)
 			return -errno;
-		for (len = n; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len)) {
+		if (n > NLMSG_HDRLEN && nh->nlmsg_type != NLMSG_ERROR) {
+			/*
+			 * A record from kauditd: one per datagram, and its
+			 * nlmsg_len leaves out the header (as auditd expects),
+			 * so the datagram's length says how long the text is.
+			 */
 			const char *text = NLMSG_DATA(nh);
-			size_t tlen = nh->nlmsg_len - NLMSG_HDRLEN;
+			size_t tlen = strnlen(text, n - NLMSG_HDRLEN);
 
+			if (!ack && nh->nlmsg_type == AUDIT_USER_AVC &&
+			    memmem(text, tlen, fence, strlen(fence)))
+				return 0;
+			if (nh->nlmsg_type == AUDIT_AVC)
+				keep_denial(ev, text, tlen);
+			continue;
+		}
+		for (len = n; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len)) {
 			if (nh->nlmsg_type == NLMSG_ERROR) {
 				const struct nlmsgerr *e = NLMSG_DATA(nh);
 
@@ -101,13 +115,7 @@ static int audit_read_until(struct wl_evidence *ev, unsigned int seq, bool ack)
 					return e->error;
 				if (!ack && nh->nlmsg_seq == seq && e->error)
 					return e->error;
-				continue;
 			}
-			if (!ack && nh->nlmsg_type == AUDIT_USER_AVC &&
-			    memmem(text, tlen, fence, strlen(fence)))
-				return 0;
-			if (nh->nlmsg_type == AUDIT_AVC)
-				keep_denial(ev, text, strnlen(text, tlen));
 		}
 	}
 }
@@ -155,15 +163,26 @@ static void take_log(struct wl_evidence *ev)
 	for (;;) {
 		size_t room = sizeof(ev->log) - 1 - ev->loglen;
 
-		if (!room) {
-			/* keep the newest half: the event is near the end */
-			memmove(ev->log, ev->log + sizeof(ev->log) / 2, sizeof(ev->log) / 2);
-			ev->loglen = sizeof(ev->log) / 2 - 1;
+		/*
+		 * A read shorter than one record fails (EINVAL) and consumes
+		 * nothing: keep room for a few whole lines, dropping the
+		 * oldest whole lines first (the event is near the end).
+		 */
+		if (room < LOG_LINE_ROOM) {
+			char *cut = memchr(ev->log + sizeof(ev->log) / 2, '\n',
+					   ev->loglen - sizeof(ev->log) / 2);
+			size_t keep = cut ? ev->loglen - (cut + 1 - ev->log) : 0;
+
+			memmove(ev->log, ev->log + ev->loglen - keep, keep);
+			ev->loglen = keep;
 			continue;
 		}
 		n = read(fd, ev->log + ev->loglen, room);
-		if (n <= 0)
+		if (n <= 0) {
+			if (n < 0)
+				wl_diag("evidence: read %s: %s", WP_LOG, strerror(errno));
 			break;
+		}
 		ev->loglen += n;
 	}
 	ev->log[ev->loglen] = '\0';
