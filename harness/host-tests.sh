@@ -8,6 +8,9 @@
 #   scenarios  - testcases/scenarios/ parses (at least 60 scenarios) and
 #                malformed scenario files fail with their file and line
 #   entry      - every make goal installs the packages before any rule runs
+#   syscalls   - the watch syscalls' numbers agree across the tree's tables
+#                and the installed UAPI headers, and clash with no mainline
+#                syscall (harness/syscall-numbers.sh)
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,8 +47,8 @@ end() { # end NAME
 	if [ "$suite_ok" = 1 ]; then echo "ok $suites $1"; else echo "not ok $suites $1"; fi
 }
 
-count=5
-[ -d lsm ] && [ -n "$(ls lsm/*.c 2>/dev/null)" ] && count=6
+count=6
+[ -d lsm ] && [ -n "$(ls lsm/*.c 2>/dev/null)" ] && count=7
 echo "KTAP version 1"
 echo "1..$count"
 
@@ -84,7 +87,7 @@ for p in $series; do
 done
 end patches
 
-if [ "$count" = 6 ]; then
+if [ "$count" = 7 ]; then
 	begin
 	for f in lsm/*.c lsm/*.h; do
 		[ -f "$f" ] || continue
@@ -195,3 +198,10 @@ else
 	result 0 "deps_gate:help_clean_need_none" "$out"
 fi
 end entry
+
+begin
+while IFS=$'\t' read -r ok name diag; do
+	result "$([ "$ok" = ok ] && echo 1 || echo 0)" "$name" ${diag:+"$diag"}
+done < <(harness/syscall-numbers.sh "$tree" "${BUILD:-$top/build}/uapi/include" 2>&1 ||
+	printf 'not ok\tsyscall_numbers_script\tharness/syscall-numbers.sh failed\n')
+end syscalls

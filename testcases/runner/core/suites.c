@@ -11,6 +11,7 @@ extern const struct wl_suite suite_scenarios;
 extern const struct wl_suite suite_ring;
 extern const struct wl_suite suite_mount;
 extern const struct wl_suite suite_mount_ring;
+extern const struct wl_suite suite_mount_race;
 extern const struct wl_suite suite_sb;
 extern const struct wl_suite suite_sb_ring;
 extern const struct wl_suite suite_sb_quota;
@@ -34,6 +35,7 @@ const struct wl_suite *const wl_suites[] = {
 	&suite_ring,
 	&suite_mount,
 	&suite_mount_ring,
+	&suite_mount_race,
 	&suite_sb,
 	&suite_sb_ring,
 	&suite_sb_quota,
