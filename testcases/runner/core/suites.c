@@ -9,6 +9,7 @@ extern const struct wl_suite suite_labels_smack;
 extern const struct wl_suite suite_keys;
 extern const struct wl_suite suite_scenarios;
 extern const struct wl_suite suite_ring;
+extern const struct wl_suite suite_ring_limits;
 extern const struct wl_suite suite_mount;
 extern const struct wl_suite suite_mount_ring;
 extern const struct wl_suite suite_mount_race;
@@ -33,6 +34,7 @@ const struct wl_suite *const wl_suites[] = {
 	&suite_keys,
 	&suite_scenarios,
 	&suite_ring,
+	&suite_ring_limits,
 	&suite_mount,
 	&suite_mount_ring,
 	&suite_mount_race,
