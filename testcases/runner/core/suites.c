@@ -20,6 +20,7 @@ extern const struct wl_suite suite_sb_ext4;
 extern const struct wl_suite suite_fput;
 extern const struct wl_suite suite_fput_smack;
 extern const struct wl_suite suite_devices;
+extern const struct wl_suite suite_devices_loss;
 extern const struct wl_suite suite_watchpol;
 extern const struct wl_suite suite_watchpol_stress;
 extern const struct wl_suite suite_watchpol_bench;
@@ -45,6 +46,7 @@ const struct wl_suite *const wl_suites[] = {
 	&suite_fput,
 	&suite_fput_smack,
 	&suite_devices,
+	&suite_devices_loss,
 	&suite_watchpol,
 	&suite_watchpol_stress,
 	&suite_watchpol_bench,
