@@ -25,6 +25,7 @@ extern const struct wl_suite suite_watchpol;
 extern const struct wl_suite suite_watchpol_stress;
 extern const struct wl_suite suite_watchpol_bench;
 extern const struct wl_suite suite_watchpol_lock;
+extern const struct wl_suite suite_soak;
 extern const struct wl_suite suite_kmemleak;
 
 const struct wl_suite *const wl_suites[] = {
@@ -52,6 +53,7 @@ const struct wl_suite *const wl_suites[] = {
 	&suite_watchpol_bench,
 	/* Locks the policy until reboot: after every suite that loads one. */
 	&suite_watchpol_lock,
+	&suite_soak,
 	/* Last: it checks what everything before it leaked. */
 	&suite_kmemleak,
 };
