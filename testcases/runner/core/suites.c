@@ -7,6 +7,7 @@ extern const struct wl_suite suite_labels;
 extern const struct wl_suite suite_labels_selinux;
 extern const struct wl_suite suite_labels_smack;
 extern const struct wl_suite suite_keys;
+extern const struct wl_suite suite_kselftest;
 extern const struct wl_suite suite_scenarios;
 extern const struct wl_suite suite_ring;
 extern const struct wl_suite suite_ring_limits;
@@ -34,6 +35,7 @@ const struct wl_suite *const wl_suites[] = {
 	&suite_labels_selinux,
 	&suite_labels_smack,
 	&suite_keys,
+	&suite_kselftest,
 	&suite_scenarios,
 	&suite_ring,
 	&suite_ring_limits,
