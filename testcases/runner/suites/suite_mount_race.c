@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,7 +45,6 @@
 struct closer {
 	atomic_int go;
 	int fd;
-	int err;
 };
 
 static void *close_queue(void *arg)
@@ -53,8 +53,8 @@ static void *close_queue(void *arg)
 
 	while (!atomic_load_explicit(&c->go, memory_order_acquire))
 		;
-	if (close(c->fd))
-		c->err = errno;
+	/* Both ends of a pipe: the queue is released with the last one. */
+	wl_wq_close(c->fd);
 	return NULL;
 }
 
@@ -79,24 +79,26 @@ static int race_round(unsigned long i)
 	if (wl_watch_mount(AT_FDCWD, watched, 0, c.fd, 7)) {
 		wl_diag("round %lu: watch_mount(%s) on a %s queue: %s", i, watched,
 			wl_transport_name(t), strerror(errno));
-		close(c.fd);
+		wl_wq_close(c.fd);
 		goto err_umount;
 	}
 	r = pthread_create(&thr, NULL, close_queue, &c);
 	if (r) {
 		wl_diag("round %lu: pthread_create: %s", i, strerror(r));
-		close(c.fd);
+		wl_wq_close(c.fd);
 		goto err_umount;
 	}
 	atomic_store_explicit(&c.go, 1, memory_order_release);
+	/*
+	 * On odd rounds let the closer start first, by a varying few tens of
+	 * microseconds: with one CPU (or no preemption) that is the only way
+	 * the umount can run while the close is releasing the watch.
+	 */
+	if (i & 1)
+		usleep(10 + (i * 37) % 200);
 	r = umount2(RACE_DIR, 0);
 	err = errno;
 	pthread_join(thr, NULL);
-	if (c.err) {
-		wl_diag("round %lu: close(%s queue): %s", i, wl_transport_name(t),
-			strerror(c.err));
-		return -1;
-	}
 	if (r) {
 		/* A watch must never make the mount busy. */
 		wl_diag("round %lu: umount %s while closing its watcher: %s", i,
@@ -156,6 +158,11 @@ static int userns_child(void *arg)
 	char map[64];
 
 	(void)arg;
+	/* The uid switch made us undumpable: its /proc/self maps would be root's. */
+	if (prctl(PR_SET_DUMPABLE, 1)) {
+		wl_diag("prctl(PR_SET_DUMPABLE): %s", strerror(errno));
+		return 1;
+	}
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS)) {
 		wl_diag("unshare(CLONE_NEWUSER | CLONE_NEWNS) as uid 1000: %s",
 			strerror(errno));
