@@ -132,6 +132,15 @@ $(GUEST)/wlrun: $(RUNNER_SRC) $(RUNNER_HDR) $(LISTS_H) $(UAPI)/.stamp
 	@echo "watchlab: building the in-guest runner"
 	@gcc $(GUEST_CFLAGS) $(RUNNER_INC) -o $@ $(RUNNER_SRC) $(GUEST_LIBS)
 
+# The kernel's watch_queue kselftest (kernel-patches 0013), from the patched
+# tree; the runner's suite_kselftest runs it in every boot.
+KSELFTEST := $(GUEST)/watch_queue_test
+$(KSELFTEST): $(TREE_KEY) $(UAPI)/.stamp
+	@mkdir -p $(GUEST)
+	@echo "watchlab: building the watch_queue kselftest"
+	@gcc -std=gnu11 -O2 -Wall -static -isystem $(UAPI)/include -o $@ \
+		$(B)/linux/tools/testing/selftests/watch_queue/watch_queue_test.c
+
 # The SELinux policy loader the guest init runs in the selinux profile.
 $(GUEST)/wl-selinux-load: testcases/tools/wl-selinux-load.c
 	@mkdir -p $(GUEST)
@@ -143,11 +152,11 @@ $(SEPOLICY): $(wildcard policy/selinux/*) harness/selinux-policy.sh $(TREE_KEY) 
 	@mkdir -p $(dir $@)
 	@harness/selinux-policy.sh $(LAB_OBJ) $@
 
-$(INITRD): $(GUEST)/wlrun $(GUEST)/wl-selinux-load $(SEPOLICY) images/init.sh \
+$(INITRD): $(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST) $(SEPOLICY) images/init.sh \
 		harness/initramfs.sh $(POLICY_FILES) $(SCENARIO_FILES)
 	@echo "watchlab: packing the initramfs"
 	@harness/initramfs.sh $@ /etc/watchlab/selinux/policy.bin=$(SEPOLICY) \
-		$(GUEST)/wlrun $(GUEST)/wl-selinux-load
+		$(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST)
 
 guest: $(INITRD)
 

@@ -9,6 +9,9 @@
 #                malformed scenario files fail with their file and line
 #   entry      - every make goal installs the packages before any rule runs
 #   runner     - every suite file of the in-guest runner registers a suite
+#   syscalls   - the watch syscalls' numbers agree across the tree's tables
+#                and the installed UAPI headers, and clash with no mainline
+#                syscall (harness/syscall-numbers.sh)
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,8 +48,8 @@ end() { # end NAME
 	if [ "$suite_ok" = 1 ]; then echo "ok $suites $1"; else echo "not ok $suites $1"; fi
 }
 
-count=6
-[ -d lsm ] && [ -n "$(ls lsm/*.c 2>/dev/null)" ] && count=7
+count=7
+[ -d lsm ] && [ -n "$(ls lsm/*.c 2>/dev/null)" ] && count=8
 echo "KTAP version 1"
 echo "1..$count"
 
@@ -85,7 +88,7 @@ for p in $series; do
 done
 end patches
 
-if [ "$count" = 6 ]; then
+if [ "$count" = 8 ]; then
 	begin
 	for f in lsm/*.c lsm/*.h; do
 		[ -f "$f" ] || continue
@@ -213,3 +216,10 @@ for f in testcases/runner/suites/*.c; do
 	fi
 done
 end runner
+
+begin
+while IFS=$'\t' read -r ok name diag; do
+	result "$([ "$ok" = ok ] && echo 1 || echo 0)" "$name" ${diag:+"$diag"}
+done < <(harness/syscall-numbers.sh "$tree" "${BUILD:-$top/build}/uapi/include" 2>&1 ||
+	printf 'not ok\tsyscall_numbers_script\tharness/syscall-numbers.sh failed\n')
+end syscalls

@@ -26,6 +26,7 @@ log=$results/console-$name.log
 # host, every suite, variant, test and scenario row x model for this
 # command line (report.py fails the boot on anything missing or extra).
 WATCHLAB_CMDLINE="$args" WATCHLAB_SCENARIOS="$top/testcases/scenarios" \
+	WATCHLAB_KSELFTEST="$build/guest/watch_queue_test" \
 	"$build/guest/wlrun" --list >"$results/manifest-$name.ktap"
 
 # A passing boot of the same inputs is replayed (harness/boot-cache.sh).

@@ -17,8 +17,9 @@
 #include "devices_util.h"
 #include "wl.h"
 
+/* The number comes from the patched tree's installed UAPI headers only. */
 #ifndef __NR_watch_devices
-#define __NR_watch_devices 465
+#error "build against the patched kernel's UAPI headers (make guest)"
 #endif
 
 long wl_watch_devices(int fd, int watch_id, unsigned int flags)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * devices_util.h - the lab's device triggers, shared by suite_devices.c and
- * the device scenarios: watch_devices() (syscall 465), a null_blk disk with
+ * the device scenarios: watch_devices(), a null_blk disk with
  * a bad sector range (block I/O errors), and the QEMU USB keyboard on the
  * xHCI controller (port disable, hub rescan, USBDEVFS_RESET).
  */

@@ -18,11 +18,9 @@
 
 #include "wl.h"
 
-#ifndef __NR_watch_mount
-#define __NR_watch_mount 463
-#endif
-#ifndef __NR_watch_sb
-#define __NR_watch_sb 464
+/* The numbers come from the patched tree's installed UAPI headers only. */
+#if !defined(__NR_watch_mount) || !defined(__NR_watch_sb)
+#error "build against the patched kernel's UAPI headers (make guest)"
 #endif
 #ifndef STATX_MNT_ID
 #define STATX_MNT_ID 0x00001000U
