@@ -2,15 +2,19 @@
 /*
  * watchpol - securityfs interface: watchpol/{policy,stats,log,lock}.
  *
- * policy	read: the policy in force, canonical; write: a whole new policy
- *		in one write(2), swapped in atomically or rejected whole
+ * policy	read: the policy in force, canonical; write: a new policy in
+ *		any number of writes, ending in an "end" line; swapped in
+ *		atomically or rejected whole
  * stats	allow/deny counters per hook and per model
  * log		the decision log; each read takes whole records off the ring
  * lock	write 1: the policy is immutable until reboot
  *
  * Writes and reading the log (it shows other users' events) need
- * CAP_MAC_ADMIN, both in the opener's and in the caller's creds.
+ * CAP_MAC_ADMIN, both in the opener's and in the caller's creds; opening
+ * stats needs it too.
  */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -23,6 +27,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "load.h"
 #include "log.h"
 #include "policy.h"
 #include "watchpol.h"
@@ -41,24 +46,35 @@ struct policy_snapshot {
 	char text[];
 };
 
-/* Readers get the text in force at open(), so reads are never torn. */
-static int policy_open(struct inode *inode, struct file *file)
+/* One open file writing a policy: see load.h for the protocol. */
+struct policy_writer {
+	struct mutex lock;	/* serialises writes on this open file */
+	struct watchpol_load load;
+};
+
+static const char policy_end_line[] = "end\n";
+
+/*
+ * Readers get the text in force at open(), so reads are never torn.  It
+ * ends in an end line, so what a reader gets is a policy it can write back.
+ */
+static int policy_open_read(struct file *file)
 {
 	const struct watchpol_policy *p;
 	struct policy_snapshot *snap;
-	size_t len;
+	size_t len, end_len = strlen(policy_end_line);
 
-	if (!(file->f_mode & FMODE_READ))
-		return 0;
 	mutex_lock(&watchpol_policy_mutex);
 	p = rcu_dereference_protected(watchpol_active,
 				      lockdep_is_held(&watchpol_policy_mutex));
 	len = p ? p->text_len : 0;
-	snap = kvmalloc(struct_size(snap, text, len), GFP_KERNEL);
+	snap = kvmalloc(struct_size(snap, text, len + end_len),
+			GFP_KERNEL_ACCOUNT);
 	if (snap) {
-		snap->len = len;
+		snap->len = len + end_len;
 		if (len)
 			memcpy(snap->text, p->text, len);
+		memcpy(snap->text + len, policy_end_line, end_len);
 	}
 	mutex_unlock(&watchpol_policy_mutex);
 	if (!snap)
@@ -67,10 +83,87 @@ static int policy_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * Writers need CAP_MAC_ADMIN when they open the file (and again at every
+ * write, see policy_write()).  The file is a stream: the text arrives in
+ * order, pwrite() and lseek() fail with ESPIPE.
+ */
+static int policy_open_write(struct inode *inode, struct file *file)
+{
+	struct policy_writer *w;
+
+	if (!mac_admin(file))
+		return -EPERM;
+	if (READ_ONCE(watchpol_locked))
+		return -EPERM;
+	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
+	if (!w)
+		return -ENOMEM;
+	mutex_init(&w->lock);
+	file->private_data = w;
+	return stream_open(inode, file);
+}
+
+/**
+ * policy_open() - open watchpol/policy for reading or for writing
+ * @inode: the securityfs inode
+ * @file: the file being opened
+ *
+ * Return:
+ * * %0		- opened
+ * * %-EINVAL	- opened for reading and writing at once
+ * * %-EPERM	- opened for writing without CAP_MAC_ADMIN, or locked
+ * * %-ENOMEM	- no memory
+ */
+static int policy_open(struct inode *inode, struct file *file)
+{
+	bool rd = file->f_mode & FMODE_READ, wr = file->f_mode & FMODE_WRITE;
+
+	if (rd && wr)
+		return -EINVAL;
+	if (wr)
+		return policy_open_write(inode, file);
+	return rd ? policy_open_read(file) : 0;
+}
+
 static int policy_release(struct inode *inode, struct file *file)
 {
-	kvfree(file->private_data);
+	struct policy_writer *w;
+
+	if (!(file->f_mode & FMODE_WRITE)) {
+		kvfree(file->private_data);
+		return 0;
+	}
+	w = file->private_data;
+	if (w->load.state == WATCHPOL_LOAD_OPEN && w->load.len) {
+		atomic_long_inc(&watchpol_policy_rejects);
+		pr_err_ratelimited("policy rejected: closed without an end line; %zu bytes discarded, nothing loaded\n",
+				   w->load.len);
+	}
+	watchpol_load_finish(&w->load);
+	mutex_destroy(&w->lock);
+	kfree(w);
 	return 0;
+}
+
+/*
+ * The last close of a writer that never wrote its end line fails, so that
+ * a tool whose input was cut short (and which checks close(), as coreutils
+ * do) learns that nothing was loaded.  Earlier closes of duplicated
+ * descriptors report nothing: more text may still come through the others.
+ */
+static int policy_flush(struct file *file, fl_owner_t id)
+{
+	struct policy_writer *w = file->private_data;
+	int ret = 0;
+
+	if (!(file->f_mode & FMODE_WRITE) || file_count(file) != 1)
+		return 0;
+	mutex_lock(&w->lock);
+	if (w->load.state == WATCHPOL_LOAD_OPEN && w->load.len)
+		ret = -EINVAL;
+	mutex_unlock(&w->lock);
+	return ret;
 }
 
 static ssize_t policy_read(struct file *file, char __user *buf, size_t count,
@@ -84,32 +177,17 @@ static ssize_t policy_read(struct file *file, char __user *buf, size_t count,
 				       snap->len);
 }
 
-static ssize_t policy_write(struct file *file, const char __user *ubuf,
-			    size_t count, loff_t *ppos)
+/* Parse a complete policy and put it in force, or say why not. */
+static int policy_load(const char *text, size_t len)
 {
 	struct watchpol_parse_error err;
 	struct watchpol_policy *p;
-	char *buf;
 
-	if (!mac_admin(file))
-		return -EPERM;
-	/* The whole policy in one write: a later write must not patch it. */
-	if (*ppos != 0)
-		return -EINVAL;
-	if (count > WATCHPOL_MAX_POLICY)
-		return -EFBIG;
-	if (READ_ONCE(watchpol_locked))
-		return -EPERM;
-
-	buf = vmemdup_user(ubuf, count);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	p = watchpol_policy_parse(buf, count, watchpol_resolve_label, &err);
-	kvfree(buf);
+	p = watchpol_policy_parse(text, len, watchpol_resolve_label, &err);
 	if (IS_ERR(p)) {
 		atomic_long_inc(&watchpol_policy_rejects);
 		if (err.reason)
-			pr_err_ratelimited("watchpol: policy rejected: line %u: %s\n",
+			pr_err_ratelimited("policy rejected: line %u: %s\n",
 					   err.line, err.reason);
 		return PTR_ERR(p);
 	}
@@ -123,14 +201,68 @@ static ssize_t policy_write(struct file *file, const char __user *ubuf,
 	watchpol_set_policy(p);
 	mutex_unlock(&watchpol_policy_mutex);
 	atomic_long_inc(&watchpol_policy_loads);
-	*ppos = count;
-	return count;
+	return 0;
+}
+
+/**
+ * policy_write() - add text to the policy being written on this open file
+ * @file: the open file
+ * @ubuf: the text
+ * @count: its length
+ * @ppos: unused: the file is a stream
+ *
+ * The text accumulates until a line starting with "end" arrives; the write
+ * that brings it parses the whole text and loads it or rejects it whole.
+ *
+ * Return: @count, or
+ * * %-EPERM	- the opener or the caller lacks CAP_MAC_ADMIN, or the
+ *		  policy is locked
+ * * %-EINVAL	- a zero-length write (nothing changes), or the completed
+ *		  policy is malformed (the kernel log says which line and why)
+ * * %-EBADFD	- this open file's policy was already loaded or rejected
+ * * %-EFBIG	- the text exceeds WATCHPOL_MAX_POLICY; nothing is loaded
+ * * %-EFAULT, %-ENOMEM - nothing changes
+ */
+static ssize_t policy_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct policy_writer *w = file->private_data;
+	char *dst;
+	ssize_t ret;
+
+	if (!mac_admin(file))
+		return -EPERM;
+	mutex_lock(&w->lock);
+	ret = watchpol_load_reserve(&w->load, count, GFP_KERNEL_ACCOUNT, &dst);
+	if (ret == -EFBIG) {
+		atomic_long_inc(&watchpol_policy_rejects);
+		pr_err_ratelimited("policy rejected: larger than %d bytes\n",
+				   WATCHPOL_MAX_POLICY);
+	}
+	if (ret)
+		goto out;
+	if (copy_from_user(dst, ubuf, count)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = count;
+	if (!watchpol_load_append(&w->load, count))
+		goto out;
+	if (READ_ONCE(watchpol_locked))
+		ret = -EPERM;
+	else
+		ret = policy_load(w->load.buf, w->load.len) ?: count;
+	watchpol_load_finish(&w->load);
+out:
+	mutex_unlock(&w->lock);
+	return ret;
 }
 
 static const struct file_operations policy_fops = {
 	.open		= policy_open,
 	.read		= policy_read,
 	.write		= policy_write,
+	.flush		= policy_flush,
 	.release	= policy_release,
 	.llseek		= generic_file_llseek,
 };
@@ -140,17 +272,33 @@ static int stats_show(struct seq_file *m, void *v)
 	const struct watchpol_policy *p;
 	u32 unresolved;
 
+	u32 sid;
+
 	watchpol_stats_show(m);
 	rcu_read_lock();
 	p = rcu_dereference(watchpol_active);
 	unresolved = p ? p->unresolved : 0;
 	rcu_read_unlock();
 	seq_printf(m, "unresolved_rules %u\n", unresolved);
+	/*
+	 * Without a label source (no major LSM, or one whose creds carry no
+	 * secid) every label part passes: say so rather than let it read as
+	 * "no labels differ".
+	 */
+	security_cred_getsecid(current_cred(), &sid);
+	seq_printf(m, "label_part %s\n", sid ? "active" : "inactive");
 	return 0;
 }
 
+/*
+ * The counters move with every user's watches and events, so they are a
+ * channel between principals that no model mediates: CAP_MAC_ADMIN only,
+ * like the log.
+ */
 static int stats_open(struct inode *inode, struct file *file)
 {
+	if (!capable(CAP_MAC_ADMIN))
+		return -EPERM;
 	return single_open(file, stats_show, NULL);
 }
 
@@ -237,7 +385,7 @@ static ssize_t lock_write(struct file *file, const char __user *buf,
 	}
 	if (lock && !watchpol_locked) {
 		WRITE_ONCE(watchpol_locked, true);
-		pr_info("watchpol: policy locked until reboot\n");
+		pr_info("policy locked until reboot\n");
 	}
 	mutex_unlock(&watchpol_policy_mutex);
 	return count;
@@ -261,7 +409,7 @@ static int __init watchpol_init_securityfs(void)
 	d = securityfs_create_file("policy", 0644, dir, NULL, &policy_fops);
 	if (IS_ERR(d))
 		goto fail;
-	d = securityfs_create_file("stats", 0444, dir, NULL, &stats_fops);
+	d = securityfs_create_file("stats", 0400, dir, NULL, &stats_fops);
 	if (IS_ERR(d))
 		goto fail;
 	d = securityfs_create_file("log", 0400, dir, NULL, &log_fops);
@@ -274,7 +422,7 @@ static int __init watchpol_init_securityfs(void)
 
 fail:
 	securityfs_recursive_remove(dir);
-	pr_err("watchpol: cannot create securityfs files: %ld\n", PTR_ERR(d));
+	pr_err("cannot create securityfs files: %ld\n", PTR_ERR(d));
 	return PTR_ERR(d);
 }
 

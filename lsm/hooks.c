@@ -3,11 +3,14 @@
  * watchpol - LSM hooks on setting watches and posting notifications.
  *
  * W is the watch's creds (the task that set the watch), T the creds of
- * the task whose action triggered a notification (NULL or &init_cred: the
- * kernel) and O the watched object.  Each decision is evaluated under all
- * four models (shadow evaluation), counted and logged; the model in force
- * for the watch type decides, and only denies when enforce is 1.
+ * the task whose action triggered a notification (the kernel as
+ * watch_cred_is_kernel() decides) and O the watched object.  Each
+ * decision is evaluated under all four models (shadow evaluation), counted
+ * and logged; the model in force for the watch type decides, and only
+ * denies when enforce is 1.
  */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -18,6 +21,7 @@
 #include <linux/key.h>
 #include <linux/lsm_hooks.h>
 #include <linux/moduleparam.h>
+#include <linux/notifier.h>
 #include <linux/path.h>
 #include <linux/sched.h>
 #include <linux/security.h>
@@ -278,7 +282,8 @@ static int watchpol_watch_devices(struct watch *watch)
 /**
  * watchpol_post_notification - rule on delivering one notification
  * @w_cred: the watcher's creds (watch->cred)
- * @cred: the triggerer's creds; NULL or &init_cred for the kernel
+ * @cred: the triggerer's creds; the kernel as decided by
+ *	watch_cred_is_kernel() (the core passes &init_cred for it)
  * @n: the notification
  *
  * Runs under RCU and spinlocks, possibly in interrupt context: no sleeping,
@@ -308,9 +313,12 @@ static int watchpol_post_notification(const struct cred *w_cred,
 	}
 
 	subj_from_cred(w_cred, &w);
-	if (!cred || cred == &init_cred) {
+	/* The core's rule (kernel/watch_queue.c), for any other caller too. */
+	if (watch_cred_is_kernel(cred)) {
+		/* The kernel is judged by its own label, as Smack does. */
 		t.kernel = true;
 		d.flags |= WATCHPOL_DEC_T_KERNEL;
+		security_cred_getsecid(&init_cred, &t.sid);
 	} else {
 		subj_from_cred(cred, &t);
 		if (!watchpol_dac_uid_ok(&t, &w))
@@ -338,6 +346,40 @@ static int watchpol_post_notification(const struct cred *w_cred,
 	return finish(&d, &w, enforce);
 }
 
+/*
+ * Rule labels are resolved to secids when a policy is loaded.  When the
+ * major LSM's policy changes (SELinux: its first load, every reload; before
+ * the first load every context resolves to the kernel SID), resolve them
+ * again from the text in force, so rules written earlier keep matching.
+ */
+static int watchpol_lsm_notify(struct notifier_block *nb, unsigned long event,
+			       void *data)
+{
+	struct watchpol_parse_error err;
+	struct watchpol_policy *old, *p;
+
+	if (event != LSM_POLICY_CHANGE)
+		return NOTIFY_DONE;
+	mutex_lock(&watchpol_policy_mutex);
+	old = rcu_dereference_protected(watchpol_active,
+					lockdep_is_held(&watchpol_policy_mutex));
+	if (old && old->nr_text_rules) {
+		p = watchpol_policy_parse(old->text, old->text_len,
+					  watchpol_resolve_label, &err);
+		if (IS_ERR(p))
+			pr_err("LSM policy changed and the rules no longer resolve (line %u: %s); keeping the previous secids\n",
+			       err.line, err.reason ?: "out of memory");
+		else
+			watchpol_set_policy(p);
+	}
+	mutex_unlock(&watchpol_policy_mutex);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block watchpol_lsm_nb = {
+	.notifier_call = watchpol_lsm_notify,
+};
+
 static const struct lsm_id watchpol_lsmid = {
 	.name = "watchpol",
 	.id = LSM_ID_WATCHPOL,
@@ -359,61 +401,28 @@ static struct security_hook_list watchpol_hooks[] __ro_after_init = {
 #endif
 };
 
-/* Turn watchpol.model= and watchpol.enforce= into the boot policy. */
-static struct watchpol_policy *boot_policy(void)
+static int __init watchpol_init(void)
 {
 	struct watchpol_parse_error err;
 	struct watchpol_policy *p;
-	size_t size = strlen(boot_model) * 2 + 64, pos;
-	char *text, *list, *item, *s;
-
-	text = kzalloc(size, GFP_KERNEL);
-	list = kstrdup(boot_model, GFP_KERNEL);
-	if (!text || !list) {
-		kfree(text);
-		kfree(list);
-		return NULL;
-	}
-	pos = scnprintf(text, size, "enforce %d\n", boot_enforce);
-	s = list;
-	while ((item = strsep(&s, ","))) {
-		char *colon = strchr(item, ':');
-
-		if (!*item)
-			continue;
-		if (colon) {
-			*colon = '\0';
-			pos += scnprintf(text + pos, size - pos, "model %s %s\n",
-					 item, colon + 1);
-		} else {
-			pos += scnprintf(text + pos, size - pos, "default %s\n",
-					 item);
-		}
-	}
-	p = watchpol_policy_parse(text, pos, watchpol_resolve_label, &err);
-	if (IS_ERR(p)) {
-		pr_err("watchpol: bad watchpol.model=\"%s\": %s; using none\n",
-		       boot_model, err.reason ?: "out of memory");
-		pos = scnprintf(text, size, "enforce %d\n", boot_enforce);
-		p = watchpol_policy_parse(text, pos, watchpol_resolve_label,
-					  &err);
-	}
-	kfree(text);
-	kfree(list);
-	return IS_ERR(p) ? NULL : p;
-}
-
-static int __init watchpol_init(void)
-{
-	struct watchpol_policy *p;
 
 	watchpol_decision_log_init();
-	p = boot_policy();
+	p = watchpol_boot_policy(boot_model, boot_enforce,
+				 watchpol_resolve_label, &err);
+	if (IS_ERR(p)) {
+		pr_err("out of memory for the boot policy\n");
+		p = NULL;
+	} else if (err.reason) {
+		pr_err("bad watchpol.model=\"%s\": %s; failing safe to \"default strict\", \"kernel_events deny\"\n",
+		       boot_model, err.reason);
+	}
 	RCU_INIT_POINTER(watchpol_active, p);
 	security_add_hooks(watchpol_hooks, ARRAY_SIZE(watchpol_hooks),
 			   &watchpol_lsmid);
+	if (register_blocking_lsm_notifier(&watchpol_lsm_nb))
+		pr_err("cannot follow LSM policy changes\n");
 	watchpol_enabled = true;
-	pr_info("watchpol: initialized: default model %s, enforce %d\n",
+	pr_info("initialized: default model %s, enforce %d\n",
 		p ? watchpol_model_names[p->default_model] : "none",
 		p ? p->enforce : 0);
 	return 0;

@@ -8,8 +8,11 @@
  *	model <type> <model>
  *	enforce 0|1
  *	kernel_events allow|deny
+ *	post_dac on|off
+ *	post_label on|off
  *	post <triggerer-label> <watcher-label>
  *	watch <watcher-label> <object-label>
+ *	end
  *
  * It is parsed whole into a struct watchpol_policy; the first bad line makes
  * the whole text rejected.  Label rules are resolved to secids at load time
@@ -164,6 +167,10 @@ static int build_text(struct watchpol_policy *p)
 				strlen(watchpol_type_names[t]) +
 				strlen(watchpol_model_names[p->type_model[t]]);
 	size += strlen("enforce 0\n") + strlen("kernel_events allow\n");
+	if (p->set_post_dac)
+		size += strlen("post_dac off\n");
+	if (p->set_post_label)
+		size += strlen("post_label off\n");
 	for (i = 0; i < p->nr_text_rules; i++)
 		size += strlen(rule_kind_names[p->text_rules[i].kind]) +
 			strlen(p->text_rules[i].subj) +
@@ -184,6 +191,12 @@ static int build_text(struct watchpol_policy *p)
 	pos += scnprintf(p->text + pos, size + 1 - pos,
 			 "enforce %d\nkernel_events %s\n", p->enforce,
 			 p->kernel_events ? "allow" : "deny");
+	if (p->set_post_dac)
+		pos += scnprintf(p->text + pos, size + 1 - pos,
+				 "post_dac %s\n", p->post_dac ? "on" : "off");
+	if (p->set_post_label)
+		pos += scnprintf(p->text + pos, size + 1 - pos,
+				 "post_label %s\n", p->post_label ? "on" : "off");
 	for (i = 0; i < p->nr_text_rules; i++)
 		pos += scnprintf(p->text + pos, size + 1 - pos, "%s %s %s\n",
 				 rule_kind_names[p->text_rules[i].kind],
@@ -219,6 +232,15 @@ static const char *parse_line(struct watchpol_policy *p, char *line,
 	n = tokenise(line, tok, ARRAY_SIZE(tok));
 	if (!n)
 		return NULL;
+	if (p->set_end)
+		return "statement after end";
+
+	if (!strcmp(tok[0], "end")) {
+		if (n != 1)
+			return "end: trailing text";
+		p->set_end = true;
+		return NULL;
+	}
 
 	if (!strcmp(tok[0], "default")) {
 		if (n != 2)
@@ -276,6 +298,22 @@ static const char *parse_line(struct watchpol_policy *p, char *line,
 			return "kernel_events: set twice";
 		p->set_kernel_events = true;
 		p->kernel_events = !strcmp(tok[1], "allow");
+		return NULL;
+	}
+
+	if (!strcmp(tok[0], "post_dac") || !strcmp(tok[0], "post_label")) {
+		bool dac = !strcmp(tok[0], "post_dac");
+		bool *set = dac ? &p->set_post_dac : &p->set_post_label;
+
+		if (n != 2)
+			return n < 2 ? "post_dac/post_label: missing value" :
+				       "post_dac/post_label: trailing text";
+		if (strcmp(tok[1], "on") && strcmp(tok[1], "off"))
+			return "post_dac/post_label: expected on or off";
+		if (*set)
+			return "post_dac/post_label: set twice";
+		*set = true;
+		*(dac ? &p->post_dac : &p->post_label) = !strcmp(tok[1], "on");
 		return NULL;
 	}
 
@@ -341,6 +379,8 @@ struct watchpol_policy *watchpol_policy_parse(const char *text, size_t len,
 	p->default_model = WATCHPOL_MODEL_NONE;
 	p->enforce = true;
 	p->kernel_events = true;
+	p->post_dac = true;
+	p->post_label = true;
 
 	p->input = kvmalloc(len + 1, GFP_KERNEL);
 	if (!p->input)
@@ -410,6 +450,65 @@ fail:
 	kvfree(rules);
 	watchpol_policy_free(p);
 	return ERR_PTR(ret);
+}
+
+/* What a bad watchpol.model= gets: the strictest policy, not none. */
+static const char watchpol_fail_safe[] = "default strict\nkernel_events deny\n";
+
+/**
+ * watchpol_boot_policy() - the policy of the boot parameters
+ * @models: watchpol.model=, "<model>" or "[<type>:]<model>,..."
+ * @enforce: watchpol.enforce=
+ * @resolve: maps a label to a secid (unused by these statements)
+ * @err: reason and item number when @models is bad, else reason NULL
+ *
+ * A bad @models fails safe: the policy is "default strict" with
+ * "kernel_events deny" (and @enforce), never the "none" a typo would
+ * otherwise leave in force.
+ *
+ * Return: the policy, or an ERR_PTR when out of memory.
+ */
+struct watchpol_policy *watchpol_boot_policy(const char *models, bool enforce,
+					     watchpol_resolve_t resolve,
+					     struct watchpol_parse_error *err)
+{
+	struct watchpol_parse_error perr;
+	struct watchpol_policy *p;
+	/* An item of n >= 1 bytes becomes at most n + 7 bytes of text. */
+	size_t size = 8 * strlen(models) + 32, pos;
+	char *text, *list, *item, *s;
+
+	text = kzalloc(size, GFP_KERNEL);
+	list = kstrdup(models, GFP_KERNEL);
+	if (!text || !list) {
+		p = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	pos = scnprintf(text, size, "enforce %d\n", enforce);
+	s = list;
+	while ((item = strsep(&s, ","))) {
+		char *colon = strchr(item, ':');
+
+		if (!*item)
+			continue;
+		if (colon)
+			*colon = ' ';
+		pos += scnprintf(text + pos, size - pos, "%s %s\n",
+				 colon ? "model" : "default", item);
+	}
+	p = watchpol_policy_parse(text, pos, resolve, &perr);
+	*err = perr;
+	if (!IS_ERR(p) || PTR_ERR(p) != -EINVAL)
+		goto out;
+	/* perr.line counts the enforce line: make it the item's number. */
+	err->line = perr.line - 1;
+	pos = scnprintf(text, size, "%senforce %d\n", watchpol_fail_safe,
+			enforce);
+	p = watchpol_policy_parse(text, pos, resolve, &perr);
+out:
+	kfree(text);
+	kfree(list);
+	return p;
 }
 
 /**
@@ -507,9 +606,12 @@ bool watchpol_rule_ok(const struct watchpol_ruleset *rs, u32 ssid, u32 osid)
  * @f: the triggerer, the watcher and T's CAP_KILL in W's user namespace
  *
  * none and watcher allow every post.  schaufler and strict require that T
- * may write to W: kernel events per kernel_events; otherwise the rule of
- * kill_ok_by_cred() (T's uid/euid against W's uid/suid, or CAP_KILL in W's
- * user namespace) and, with labels, a post rule unless the labels match.
+ * may write to W.  The DAC part: for the kernel, kernel_events; otherwise
+ * the rule of kill_ok_by_cred() (T's uid/euid against W's uid/suid, or
+ * CAP_KILL in W's user namespace).  The label part, for the kernel (with
+ * the kernel's own label) as for any T: a post rule unless the labels
+ * match or a side has none.  "post_dac off" and "post_label off" drop
+ * one part (with post_dac off, kernel_events is not consulted).
  *
  * Return: a mask of WATCHPOL_DENY(model) bits, one per denying model.
  */
@@ -521,11 +623,15 @@ u8 watchpol_post_denials(const struct watchpol_policy *p,
 
 	if (wtype == WATCH_TYPE_META)
 		return 0;
-	if (f->t->kernel)
+	if (!p->post_dac)
+		ok = true;
+	else if (f->t->kernel)
 		ok = p->kernel_events;
 	else
-		ok = (watchpol_dac_uid_ok(f->t, f->w) || f->t_cap_kill) &&
-		     watchpol_rule_ok(&p->post, f->t->sid, f->w->sid);
+		ok = watchpol_dac_uid_ok(f->t, f->w) || f->t_cap_kill;
+	/* The kernel is a labelled subject too: its label needs a rule. */
+	if (p->post_label)
+		ok = ok && watchpol_rule_ok(&p->post, f->t->sid, f->w->sid);
 	if (ok)
 		return 0;
 	return WATCHPOL_DENY(WATCHPOL_MODEL_SCHAUFLER) |

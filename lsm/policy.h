@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
-/* Largest policy accepted by a single write to securityfs. */
+/* Largest policy text, the end line included. */
 #define WATCHPOL_MAX_POLICY	(256 * 1024)
 /* Longest label (context string) in a rule. */
 #define WATCHPOL_MAX_LABEL	255
@@ -67,7 +67,10 @@ struct watchpol_policy {
 	u8 type_set;				/* types set explicitly */
 	bool enforce;
 	bool kernel_events;			/* true: allow */
-	bool set_default, set_enforce, set_kernel_events;
+	bool post_dac;				/* post check: DAC part on */
+	bool post_label;			/* post check: label part on */
+	bool set_default, set_enforce, set_kernel_events, set_end;
+	bool set_post_dac, set_post_label;
 	struct watchpol_ruleset post;		/* T-label may post to W-label */
 	struct watchpol_ruleset watch;		/* W-label may watch O-label */
 	u32 unresolved;				/* rules whose labels map to 0 */
@@ -117,6 +120,9 @@ struct watchpol_policy *watchpol_policy_parse(const char *text, size_t len,
 					      watchpol_resolve_t resolve,
 					      struct watchpol_parse_error *err);
 void watchpol_policy_free(struct watchpol_policy *p);
+struct watchpol_policy *watchpol_boot_policy(const char *models, bool enforce,
+					     watchpol_resolve_t resolve,
+					     struct watchpol_parse_error *err);
 
 int watchpol_record_type(unsigned int wtype);
 u8 watchpol_model_for(const struct watchpol_policy *p, int type);

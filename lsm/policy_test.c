@@ -14,6 +14,7 @@
 #include <linux/string.h>
 #include <uapi/linux/watch_queue.h>
 
+#include "load.h"
 #include "log.h"
 #include "policy.h"
 
@@ -81,6 +82,13 @@ static const struct parse_case parse_valid[] = {
 	  1 },
 	{ "hash inside a label is literal", "post a#b c\n",
 	  EMPTY_POLICY "post a#b c\n", 1 },
+	{ "end line", "default strict\nend\n",
+	  "default strict\n" BASE_TAIL, 0 },
+	{ "comments and blanks after end", "end # done\n\n# more\n\t\n",
+	  EMPTY_POLICY, 0 },
+	{ "post parts, canonical order",
+	  "post_label on\npost_dac off\ndefault strict\n",
+	  "default strict\n" BASE_TAIL "post_dac off\npost_label on\n", 0 },
 };
 
 static void parse_valid_desc(const struct parse_case *c, char *desc)
@@ -143,6 +151,13 @@ static const struct parse_error_case parse_invalid[] = {
 	{ "non-ASCII byte", "post \xc3\xa9 b\n", 0, 1 },
 	{ "control character", "\n\n\npost a\x01 b\n", 0, 4 },
 	{ "bad line after good ones", "default strict\nenforce 0\npost", 0, 3 },
+	{ "statement after end", "end\n# ok\ndefault strict\n", 0, 3 },
+	{ "end twice", "default none\nend\nend\n", 0, 3 },
+	{ "end with an argument", "end now\n", 0, 1 },
+	{ "end is a keyword, not a prefix", "ending\n", 0, 1 },
+	{ "post_dac twice", "post_dac on\npost_dac on\n", 0, 2 },
+	{ "post_label bad value", "post_label yes\n", 0, 1 },
+	{ "post_dac missing value", "\npost_dac\n", 0, 2 },
 };
 
 static void parse_invalid_desc(const struct parse_error_case *c, char *desc)
@@ -266,7 +281,8 @@ static void watchpol_test_models(struct kunit *test)
 }
 
 #define SUBJ(u, e, s, sid) { KUIDT_INIT(u), KUIDT_INIT(e), KUIDT_INIT(s), sid, false }
-#define KERNEL { KUIDT_INIT(0), KUIDT_INIT(0), KUIDT_INIT(0), 0, true }
+#define KERNEL_L(sid) { KUIDT_INIT(0), KUIDT_INIT(0), KUIDT_INIT(0), sid, true }
+#define KERNEL KERNEL_L(0)
 #define DENY_S (WATCHPOL_DENY(WATCHPOL_MODEL_SCHAUFLER) | \
 		WATCHPOL_DENY(WATCHPOL_MODEL_STRICT))
 #define DENY_W (WATCHPOL_DENY(WATCHPOL_MODEL_WATCHER) | \
@@ -342,8 +358,37 @@ static const struct post_case post_cases[] = {
 	  SUBJ(1000, 1000, 1000, 6), true, 1, DENY_S },
 	{ "rule via alias", "post alias1 l2", SUBJ(7, 7, 7, 1),
 	  SUBJ(7, 7, 7, 2), false, 1, 0 },
-	{ "kernel ignores labels", "", KERNEL, SUBJ(1000, 1000, 1000, 6),
-	  false, 1, 0 },
+	/* The kernel is judged by its own label (Smack's rule). */
+	{ "kernel unlabelled, labelled W", "", KERNEL,
+	  SUBJ(1000, 1000, 1000, 6), false, 1, 0 },
+	{ "kernel's label, no rule", "", KERNEL_L(5),
+	  SUBJ(1000, 1000, 1000, 6), false, 1, DENY_S },
+	{ "kernel's label, rule", "post l5 l6", KERNEL_L(5),
+	  SUBJ(1000, 1000, 1000, 6), false, 1, 0 },
+	{ "kernel's label, rule, kernel_events deny",
+	  "post l5 l6\nkernel_events deny", KERNEL_L(5),
+	  SUBJ(1000, 1000, 1000, 6), false, 1, DENY_S },
+	{ "kernel's label is W's", "", KERNEL_L(6),
+	  SUBJ(1000, 1000, 1000, 6), false, 1, 0 },
+	/* The DAC part and the label part switch separately. */
+	{ "post_dac off: other user passes", "post_dac off",
+	  SUBJ(1001, 1001, 1001, 0), SUBJ(1000, 1000, 1000, 0), false, 1, 0 },
+	{ "post_dac off: labels still apply", "post_dac off",
+	  SUBJ(1001, 1001, 1001, 5), SUBJ(1000, 1000, 1000, 6), false, 1,
+	  DENY_S },
+	{ "post_dac off: kernel_events not consulted",
+	  "post_dac off\nkernel_events deny", KERNEL,
+	  SUBJ(1000, 1000, 1000, 6), false, 1, 0 },
+	{ "post_dac off: the kernel's label still needs a rule",
+	  "post_dac off", KERNEL_L(5), SUBJ(1000, 1000, 1000, 6), false, 1,
+	  DENY_S },
+	{ "post_label off: labels ignored", "post_label off",
+	  SUBJ(1000, 1000, 1000, 5), SUBJ(1000, 1000, 1000, 6), false, 1, 0 },
+	{ "post_label off: DAC still applies", "post_label off",
+	  SUBJ(1001, 1001, 1001, 5), SUBJ(1000, 1000, 1000, 5), false, 1,
+	  DENY_S },
+	{ "both off", "post_label off\npost_dac off\nkernel_events deny",
+	  KERNEL_L(5), SUBJ(1000, 1000, 1000, 6), false, 1, 0 },
 };
 
 static void post_desc(const struct post_case *c, char *desc)
@@ -505,6 +550,162 @@ static void watchpol_test_log_format(struct kunit *test)
 			   "seq=42 hook=post_notification type=key subtype=3 w_uid=1000 w_label=- t_uid=1001 t_label=- o_label=- none=allow watcher=allow schaufler=deny strict=deny model=strict verdict=deny result=allow enforce=0\n");
 }
 
+/* A policy, its end line, and what it must load as. */
+static const char load_text[] =
+	"# a comment line long enough to be cut in the middle\n"
+	"default strict\n"
+	"model key none\n"
+	"kernel_events deny\n"
+	"post l5 l6\n"
+	"end\n";
+
+/* Feed @text to a fresh loader in chunks of @chunk bytes. */
+static int feed(struct kunit *test, struct watchpol_load *l, const char *text,
+		size_t len, size_t chunk)
+{
+	size_t pos, n;
+	char *dst;
+	int ret;
+
+	for (pos = 0; pos < len; pos += n) {
+		n = min(chunk, len - pos);
+		ret = watchpol_load_reserve(l, n, GFP_KERNEL, &dst);
+		if (ret)
+			return ret;
+		memcpy(dst, text + pos, n);
+		if (watchpol_load_append(l, n))
+			return pos + n == len ? 1 : -E2BIG;
+	}
+	return 0;
+}
+
+/* Any chunk size: complete exactly at the end line, same text as one write. */
+static void watchpol_test_load_chunks(struct kunit *test)
+{
+	static const size_t chunks[] = { 1, 2, 3, 7, 16, 4096, 65536 };
+	size_t len = strlen(load_text);
+	struct watchpol_parse_error err;
+	struct watchpol_policy *p;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+		struct watchpol_load l = {};
+
+		KUNIT_EXPECT_EQ_MSG(test, feed(test, &l, load_text, len,
+					       chunks[i]), 1,
+				    "chunk %zu", chunks[i]);
+		KUNIT_EXPECT_EQ(test, l.state, WATCHPOL_LOAD_COMPLETE);
+		KUNIT_EXPECT_EQ(test, l.len, len);
+		KUNIT_EXPECT_TRUE(test, l.len == len &&
+				  !memcmp(l.buf, load_text, len));
+		p = watchpol_policy_parse(l.buf, l.len, fake_resolve, &err);
+		KUNIT_EXPECT_FALSE(test, IS_ERR(p));
+		if (!IS_ERR(p)) {
+			KUNIT_EXPECT_STREQ(test, p->text,
+					   "default strict\nmodel key none\nenforce 1\n"
+					   "kernel_events deny\npost l5 l6\n");
+			watchpol_policy_free(p);
+		}
+		watchpol_load_finish(&l);
+	}
+}
+
+/* Every proper prefix, cut anywhere, leaves the loader waiting. */
+static void watchpol_test_load_prefixes(struct kunit *test)
+{
+	size_t len = strlen(load_text), cut;
+
+	for (cut = 0; cut < len; cut++) {
+		struct watchpol_load l = {};
+
+		KUNIT_EXPECT_EQ_MSG(test, feed(test, &l, load_text, cut, 5), 0,
+				    "cut at %zu", cut);
+		KUNIT_EXPECT_EQ(test, l.state, WATCHPOL_LOAD_OPEN);
+		watchpol_load_finish(&l);
+	}
+}
+
+/* Zero-length writes, writes after the end, the size limit, end lines. */
+static void watchpol_test_load_states(struct kunit *test)
+{
+	struct watchpol_load l = {};
+	char *dst = NULL;
+	size_t max = WATCHPOL_MAX_POLICY;
+
+	KUNIT_EXPECT_EQ(test, watchpol_load_reserve(&l, 0, GFP_KERNEL, &dst),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, l.state, WATCHPOL_LOAD_OPEN);
+	KUNIT_EXPECT_EQ(test, feed(test, &l, "default none\n", 13, 4), 0);
+	KUNIT_EXPECT_EQ(test, watchpol_load_reserve(&l, 0, GFP_KERNEL, &dst),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, l.len, 13U);
+	/* Text after the end line in the same write belongs to the text. */
+	KUNIT_EXPECT_EQ(test, feed(test, &l, "end\n# x\n", 8, 8), 1);
+	KUNIT_EXPECT_EQ(test, l.len, 21U);
+	watchpol_load_finish(&l);
+	KUNIT_EXPECT_EQ(test, watchpol_load_reserve(&l, 1, GFP_KERNEL, &dst),
+			-EBADFD);
+
+	/* Exactly the limit fits; one byte more abandons the load. */
+	l = (struct watchpol_load){};
+	KUNIT_EXPECT_EQ(test, watchpol_load_reserve(&l, max, GFP_KERNEL, &dst),
+			0);
+	memset(dst, '#', max);
+	KUNIT_EXPECT_FALSE(test, watchpol_load_append(&l, max));
+	KUNIT_EXPECT_EQ(test, watchpol_load_reserve(&l, 1, GFP_KERNEL, &dst),
+			-EFBIG);
+	KUNIT_EXPECT_EQ(test, l.state, WATCHPOL_LOAD_DONE);
+	KUNIT_EXPECT_NULL(test, l.buf);
+	watchpol_load_finish(&l);
+
+	KUNIT_EXPECT_TRUE(test, watchpol_is_end_line("end", 3));
+	KUNIT_EXPECT_TRUE(test, watchpol_is_end_line(" \tend # c", 9));
+	KUNIT_EXPECT_TRUE(test, watchpol_is_end_line("end now", 7));
+	KUNIT_EXPECT_FALSE(test, watchpol_is_end_line("ending", 6));
+	KUNIT_EXPECT_FALSE(test, watchpol_is_end_line("# end", 5));
+	KUNIT_EXPECT_FALSE(test, watchpol_is_end_line("post end x", 10));
+	KUNIT_EXPECT_FALSE(test, watchpol_is_end_line("en", 2));
+}
+
+/* A bad watchpol.model= fails safe to strict, never to none. */
+static void watchpol_test_boot_policy(struct kunit *test)
+{
+	static const struct {
+		const char *models;
+		bool bad;
+		const char *text;
+	} cases[] = {
+		{ "none", false, "default none\n" BASE_TAIL },
+		{ "strict,key:watcher,,usb:none", false,
+		  "default strict\nmodel key watcher\nmodel usb none\n" BASE_TAIL },
+		{ "stirct", true,
+		  "default strict\nenforce 1\nkernel_events deny\n" },
+		{ "watcher,key:bogus", true,
+		  "default strict\nenforce 1\nkernel_events deny\n" },
+		{ "key", true, "default strict\nenforce 1\nkernel_events deny\n" },
+		{ "a:b:c", true, "default strict\nenforce 1\nkernel_events deny\n" },
+	};
+	struct watchpol_parse_error err;
+	struct watchpol_policy *p;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		p = watchpol_boot_policy(cases[i].models, true, fake_resolve,
+					 &err);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+		KUNIT_EXPECT_EQ_MSG(test, !!err.reason, cases[i].bad,
+				    "%s", cases[i].models);
+		KUNIT_EXPECT_STREQ_MSG(test, p->text, cases[i].text, "%s",
+				       cases[i].models);
+		watchpol_policy_free(p);
+	}
+	p = watchpol_boot_policy("bogus", false, fake_resolve, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	KUNIT_EXPECT_STREQ(test, p->text,
+			   "default strict\nenforce 0\nkernel_events deny\n");
+	watchpol_policy_free(p);
+}
+
 static struct kunit_case watchpol_test_cases[] = {
 	KUNIT_CASE_PARAM(watchpol_test_parse_valid, parse_valid_gen_params),
 	KUNIT_CASE_PARAM(watchpol_test_parse_invalid,
@@ -517,6 +718,10 @@ static struct kunit_case watchpol_test_cases[] = {
 	KUNIT_CASE(watchpol_test_per_type),
 	KUNIT_CASE(watchpol_test_log_ring),
 	KUNIT_CASE(watchpol_test_log_format),
+	KUNIT_CASE(watchpol_test_load_chunks),
+	KUNIT_CASE(watchpol_test_load_prefixes),
+	KUNIT_CASE(watchpol_test_load_states),
+	KUNIT_CASE(watchpol_test_boot_policy),
 	{}
 };
 

@@ -143,8 +143,8 @@ static bool append_file(const char *path, bool optional, char *buf, size_t *len,
 
 /*
  * Load /etc/watchlab/watchpol/<model>.policy, followed by this profile's
- * label rules (rules-<profile>.policy, when the profile has labels), as one
- * write.
+ * label rules (rules-<profile>.policy, when the profile has labels) and
+ * the end line, as one write.
  */
 static bool load_model(const char *model)
 {
@@ -161,13 +161,18 @@ static bool load_model(const char *model)
 	if (!append_file(path, false, buf, &len, sizeof(buf)) ||
 	    !append_file(rules, true, buf, &len, sizeof(buf)))
 		return false;
+	/* The end line completes the policy (lsm/README.md). */
+	if (len + 5 > sizeof(buf))
+		return false;
+	len += snprintf(buf + len, sizeof(buf) - len, "\nend\n");
 	out = open(WATCHPOL_POLICY, O_WRONLY | O_CLOEXEC);
 	if (out < 0) {
 		wl_diag("open %s: %s", WATCHPOL_POLICY, strerror(errno));
 		return false;
 	}
 	w = write(out, buf, len);
-	close(out);
+	if (close(out) && w == (ssize_t)len)
+		w = -1;
 	if (w != (ssize_t)len) {
 		wl_diag("load %s into %s: %s", path, WATCHPOL_POLICY,
 			w < 0 ? strerror(errno) : "short write");

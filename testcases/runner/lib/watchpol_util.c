@@ -51,9 +51,66 @@ int wp_write_one(const char *path, const char *text, size_t len)
 	return n == (ssize_t)len ? 0 : -EIO;
 }
 
+/* Does the last statement of the text, if any, start with "end"? */
+static bool ends_with_end_line(const char *text, size_t len)
+{
+	size_t start = len, i;
+
+	/* Walk back over lines that hold only blanks or a comment. */
+	while (start > 0) {
+		size_t end = start;
+
+		while (start > 0 && text[start - 1] != '\n')
+			start--;
+		for (i = start; i < end && (text[i] == ' ' || text[i] == '\t'); i++)
+			;
+		if (i < end && text[i] != '#')
+			return end - i >= 3 && !memcmp(text + i, "end", 3) &&
+			       (end - i == 3 || (text[i + 3] && strchr(" \t#", text[i + 3])));
+		if (start > 0)
+			start--;
+	}
+	return false;
+}
+
+int wp_write_policy_chunked(const char *text, size_t len, size_t chunk)
+{
+	int fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	const char *tail = "";
+	size_t pos = 0;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (!ends_with_end_line(text, len))
+		tail = len && text[len - 1] != '\n' ? "\nend\n" : "end\n";
+	while (pos < len && !r) {
+		size_t n = chunk && chunk < len - pos ? chunk : len - pos;
+		ssize_t w = write(fd, text + pos, n);
+
+		if (w < 0)
+			r = -errno;
+		else if ((size_t)w != n)
+			r = -EIO;
+		pos += n;
+	}
+	if (!r && *tail) {
+		ssize_t w = write(fd, tail, strlen(tail));
+
+		if (w < 0)
+			r = -errno;
+		else if ((size_t)w != strlen(tail))
+			r = -EIO;
+	}
+	/* close() reports a policy that never got its end line. */
+	if (close(fd) && !r)
+		r = -errno;
+	return r;
+}
+
 int wp_write_policy(const char *text, size_t len)
 {
-	return wp_write_one(WP_POLICY, text, len);
+	return wp_write_policy_chunked(text, len, 0);
 }
 
 int wp_write_policy_str(const char *text)

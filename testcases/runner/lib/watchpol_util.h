@@ -24,7 +24,12 @@ ssize_t wp_read_all(const char *path, char *buf, size_t size);
 /* One write(2) of the whole text; 0 or -errno (-EIO for a short write). */
 int wp_write_one(const char *path, const char *text, size_t len);
 
-/* Replace the policy (one write); 0 or -errno. */
+/*
+ * Replace the policy: the text in writes of at most chunk bytes (0: one
+ * write), then an end line unless its last statement is one, then close;
+ * 0 or the first -errno of a write or of close().
+ */
+int wp_write_policy_chunked(const char *text, size_t len, size_t chunk);
 int wp_write_policy(const char *text, size_t len);
 int wp_write_policy_str(const char *text);
 

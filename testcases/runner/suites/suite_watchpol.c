@@ -186,8 +186,8 @@ static int oracle(const char *in, size_t len, char *out, size_t outsz,
 		  unsigned int *errline)
 {
 	static struct orule rules[ORACLE_MAX_RULES];
-	int deflt = 0, tmodel[5], enforce = 1, kev = 1;
-	bool set_d = false, set_e = false, set_k = false, tset[5] = { 0 };
+	int deflt = 0, tmodel[5], enforce = 1, kev = 1, pdac = -1, plabel = -1;
+	bool set_d = false, set_e = false, set_k = false, ended = false, tset[5] = { 0 };
 	unsigned int line = 1, nr = 0;
 	char *copy, *s, *l;
 	size_t pos = 0;
@@ -228,7 +228,12 @@ static int oracle(const char *in, size_t len, char *out, size_t outsz,
 		}
 		if (!n)
 			continue;
-		if (!strcmp(tok[0], "default")) {
+		if (ended) {
+			bad = true;
+		} else if (!strcmp(tok[0], "end")) {
+			bad = n != 1;
+			ended = true;
+		} else if (!strcmp(tok[0], "default")) {
 			m = n == 2 ? name_index(models, WL_ARRAY_SIZE(models), tok[1]) : -1;
 			bad = m < 0 || set_d;
 			set_d = true;
@@ -253,6 +258,12 @@ static int oracle(const char *in, size_t len, char *out, size_t outsz,
 			set_k = true;
 			if (!bad)
 				kev = !strcmp(tok[1], "allow");
+		} else if (!strcmp(tok[0], "post_dac") || !strcmp(tok[0], "post_label")) {
+			int *v = tok[0][5] == 'd' ? &pdac : &plabel;
+
+			bad = n != 2 || *v >= 0 || (strcmp(tok[1], "on") && strcmp(tok[1], "off"));
+			if (!bad)
+				*v = !strcmp(tok[1], "on");
 		} else if (!strcmp(tok[0], "post") || !strcmp(tok[0], "watch")) {
 			bad = n != 3 || strlen(tok[1]) > 255 ||
 			      strlen(tok[2]) > 255 || nr >= ORACLE_MAX_RULES;
@@ -276,6 +287,10 @@ static int oracle(const char *in, size_t len, char *out, size_t outsz,
 					types[t], models[tmodel[t]]);
 	pos += snprintf(out + pos, outsz - pos, "enforce %d\nkernel_events %s\n",
 			enforce, kev ? "allow" : "deny");
+	if (pdac >= 0)
+		pos += snprintf(out + pos, outsz - pos, "post_dac %s\n", pdac ? "on" : "off");
+	if (plabel >= 0)
+		pos += snprintf(out + pos, outsz - pos, "post_label %s\n", plabel ? "on" : "off");
 	for (unsigned int i = 0; i < nr && pos < outsz; i++) {
 		if (i && !cmp_orule(&rules[i - 1], &rules[i]))
 			continue;
@@ -283,6 +298,9 @@ static int oracle(const char *in, size_t len, char *out, size_t outsz,
 				rules[i].kind ? "watch" : "post", rules[i].s,
 				rules[i].o);
 	}
+	/* What the kernel reads back ends in the end line. */
+	if (pos < outsz)
+		snprintf(out + pos, outsz - pos, "end\n");
 	free(copy);
 	return 0;
 }
@@ -316,6 +334,7 @@ static const char *const round_trip_policies[] = {
 	"post system_u:system_r:wl_bystander_t:s0 system_u:system_r:wl_triggerer_t:s0\n"
 	"watch system_u:system_r:wl_watcher_t:s0 system_u:object_r:wl_object_t:s0\n",
 	"enforce 1",
+	"post_label on\npost_dac off\ndefault schaufler\n",
 };
 
 static enum wl_result check_round_trip(const char *text, size_t len,
@@ -407,6 +426,229 @@ static enum wl_result bad_policy_rejected_whole(void)
 	return wp_restore_policy() ? WL_PASS : WL_FAIL;
 }
 
+/* ---- the write protocol: whole or nothing, whatever the writes ---- */
+
+/*
+ * A policy far larger than one page whose deciding statements come last:
+ * the first 4 KiB to 64 KiB are comments only, as in the fail-open cut of
+ * issue 12 (a 4 KiB prefix of comments loaded as "default none").
+ */
+static size_t big_policy(char *out, size_t size)
+{
+	size_t pos = 0;
+
+	while (pos < 80 * 1024)
+		pos += snprintf(out + pos, size - pos,
+				"# line %06zu: padding that makes the policy span pages\n", pos);
+	pos += snprintf(out + pos, size - pos,
+			"default strict\nmodel key none\nkernel_events deny\nenforce 1\nend\n");
+	return pos;
+}
+
+static const char big_canon[] =
+	"default strict\nmodel key none\nenforce 1\nkernel_events deny\nend\n";
+static const char other_policy[] = "default watcher\nenforce 0\n";
+static const char other_canon[] =
+	"default watcher\nenforce 0\nkernel_events allow\nend\n";
+
+static bool policy_is(const char *want)
+{
+	char *got = wp_read_policy();
+	bool same = got && !strcmp(got, want);
+
+	if (!same)
+		wl_diag("policy in force:\n%s\nwant\n%s", got ? got : "(unreadable)", want);
+	free(got);
+	return same;
+}
+
+static bool klog_has(const char *needle)
+{
+	char *klog = malloc(1 << 20);
+	bool found = false;
+	int n;
+
+	if (!klog)
+		return false;
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, klog, (1 << 20) - 1);
+	if (n >= 0) {
+		klog[n] = '\0';
+		found = strstr(klog, needle) != NULL;
+	}
+	free(klog);
+	return found;
+}
+
+/* The same policy in writes of 1, 7, 4096, 16384, 65536 bytes and in one. */
+static enum wl_result policy_chunked_writes_load_whole(void)
+{
+	static const size_t chunks[] = { 1, 7, 4096, 16384, 65536, 0 };
+	static char text[96 * 1024];
+	size_t len = big_policy(text, sizeof(text));
+	int r;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	for (size_t i = 0; i < WL_ARRAY_SIZE(chunks); i++) {
+		r = wp_write_policy_str(other_policy);
+		WL_EXPECT(r == 0 && policy_is(other_canon), "set the other policy: %s",
+			  strerror(-r));
+		r = wp_write_policy_chunked(text, len, chunks[i]);
+		WL_EXPECT(r == 0, "%zu-byte writes of a %zu-byte policy: %s",
+			  chunks[i], len, strerror(-r));
+		WL_EXPECT(policy_is(big_canon), "%zu-byte writes loaded something else",
+			  chunks[i]);
+	}
+	return wp_restore_policy() ? WL_PASS : WL_FAIL;
+}
+
+/*
+ * Write raw text (no end line added) in 4 KiB writes, then close: the
+ * writes succeed, close() fails with EINVAL, nothing changes.
+ */
+static enum wl_result truncated_never_loads(const char *text, size_t len, const char *what)
+{
+	int fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC), r;
+
+	WL_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	for (size_t pos = 0; pos < len; pos += 4096) {
+		size_t n = len - pos < 4096 ? len - pos : 4096;
+
+		WL_EXPECT(write(fd, text + pos, n) == (ssize_t)n, "%s: write at %zu: %s",
+			  what, pos, strerror(errno));
+	}
+	r = close(fd) ? errno : 0;
+	WL_EXPECT(r == EINVAL, "%s: close got %s, want EINVAL", what,
+		  r ? strerror(r) : "success");
+	WL_EXPECT(policy_is(other_canon), "%s: the policy in force changed", what);
+	return WL_PASS;
+}
+
+static enum wl_result policy_truncated_never_loads(void)
+{
+	static char text[96 * 1024];
+	size_t len = big_policy(text, sizeof(text));
+	const char *last = strstr(text, "kernel_events deny");
+	int r;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	r = wp_write_policy_str(other_policy);
+	WL_EXPECT(r == 0, "set the other policy: %s", strerror(-r));
+	/* At the line boundary before the end line, mid-line, inside "end". */
+	WL_EXPECT(truncated_never_loads(text, len - 4, "cut before the end line") == WL_PASS,
+		  "a policy cut at a line boundary");
+	WL_EXPECT(truncated_never_loads(text, last + 8 - text, "cut mid-line") == WL_PASS,
+		  "a policy cut mid-line");
+	WL_EXPECT(truncated_never_loads(text, len - 2, "cut inside end") == WL_PASS,
+		  "a policy cut inside its end line");
+	WL_EXPECT(truncated_never_loads(text, 4096, "the first page") == WL_PASS,
+		  "the first page of a policy");
+	WL_EXPECT(klog_has("watchpol: policy rejected: closed without an end line"),
+		  "the kernel log does not say why nothing was loaded");
+	return wp_restore_policy() ? WL_PASS : WL_FAIL;
+}
+
+/* write(2) the text; its errno, 0 on success, EIO for a short write. */
+static int write_errno(int fd, const char *text, size_t len)
+{
+	ssize_t n = write(fd, text, len);
+
+	return n < 0 ? errno : (size_t)n == len ? 0 : EIO;
+}
+
+static enum wl_result policy_write_misuse_changes_nothing(void)
+{
+	static char big[WP_MAX_TEXT];
+	int fd, e;
+	off_t off;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	e = -wp_write_policy_str(other_policy);
+	WL_EXPECT(!e, "set the other policy: %s", strerror(e));
+
+	/* Zero-length writes and pwrite/lseek fail; the load goes on. */
+	fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	WL_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	WL_EXPECT((e = write_errno(fd, "", 0)) == EINVAL,
+		  "zero-length write got %s, want EINVAL", strerror(e));
+	WL_EXPECT(!(e = write_errno(fd, "default strict\n", 15)), "write: %s", strerror(e));
+	WL_EXPECT(pwrite(fd, "default none\n", 13, 100) < 0 && errno == ESPIPE,
+		  "pwrite at offset 100 got %s, want ESPIPE", strerror(errno));
+	WL_EXPECT(pwrite(fd, "default none\n", 13, 15) < 0 && errno == ESPIPE,
+		  "pwrite at offset 15 got %s, want ESPIPE", strerror(errno));
+	off = lseek(fd, 0, SEEK_SET);
+	WL_EXPECT(off < 0 && errno == ESPIPE, "lseek got %s, want ESPIPE",
+		  off < 0 ? strerror(errno) : "success");
+	WL_EXPECT((e = write_errno(fd, "", 0)) == EINVAL,
+		  "zero-length write got %s, want EINVAL", strerror(e));
+	WL_EXPECT(policy_is(other_canon), "the policy changed before the end line");
+	WL_EXPECT(!(e = write_errno(fd, "end\n", 4)), "write the end line: %s", strerror(e));
+	WL_EXPECT(policy_is("default strict\nenforce 1\nkernel_events allow\nend\n"),
+		  "the policy written around the failed calls did not load whole");
+	/* After a load, the open file takes no more text. */
+	WL_EXPECT((e = write_errno(fd, "default none\nend\n", 17)) == EBADFD,
+		  "write after a load got %s, want EBADFD", strerror(e));
+	WL_EXPECT(!close(fd), "close after a load: %s", strerror(errno));
+	WL_EXPECT(policy_is("default strict\nenforce 1\nkernel_events allow\nend\n"),
+		  "a write after the load changed the policy");
+
+	/* A rejected policy; then nothing on that file loads. */
+	e = -wp_write_policy_str(other_policy);
+	WL_EXPECT(!e, "set the other policy: %s", strerror(e));
+	fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	WL_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	WL_EXPECT((e = write_errno(fd, "default sometimes\nend\n", 22)) == EINVAL,
+		  "a bad policy got %s, want EINVAL", strerror(e));
+	WL_EXPECT((e = write_errno(fd, "default strict\nend\n", 19)) == EBADFD,
+		  "write after a rejection got %s, want EBADFD", strerror(e));
+	WL_EXPECT(!close(fd), "close after a rejection: %s", strerror(errno));
+	WL_EXPECT(policy_is(other_canon), "the policy changed after a rejection");
+
+	/* Statements after the end line, in the same write. */
+	fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	WL_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	WL_EXPECT((e = write_errno(fd, "default strict\nend\ndefault none\n", 32)) == EINVAL,
+		  "text after the end line got %s, want EINVAL", strerror(e));
+	close(fd);
+	WL_EXPECT(policy_is(other_canon), "text after the end line changed the policy");
+
+	/* Over the size limit: EFBIG, then the file takes nothing. */
+	memset(big, '#', sizeof(big));
+	fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	WL_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	for (int i = 0; i < 4; i++)
+		WL_EXPECT(!(e = write_errno(fd, big, sizeof(big))), "write %d: %s", i,
+			  strerror(e));
+	WL_EXPECT((e = write_errno(fd, "\n", 1)) == EFBIG,
+		  "the byte past 256 KiB got %s, want EFBIG", strerror(e));
+	WL_EXPECT((e = write_errno(fd, "end\n", 4)) == EBADFD,
+		  "write after EFBIG got %s, want EBADFD", strerror(e));
+	close(fd);
+	WL_EXPECT(policy_is(other_canon), "an oversized policy changed the policy");
+
+	/* Reading and writing at once is refused. */
+	fd = open(WP_POLICY, O_RDWR | O_CLOEXEC);
+	WL_EXPECT(fd < 0 && errno == EINVAL, "O_RDWR open got %s, want EINVAL",
+		  fd < 0 ? strerror(errno) : "success");
+	return wp_restore_policy() ? WL_PASS : WL_FAIL;
+}
+
+/* Without a label source, stats says the label part is inactive. */
+static enum wl_result stats_label_part(void)
+{
+	bool labels = strcmp(wl_profile(), "plain") != 0;
+	char buf[8192], *p;
+
+	WL_EXPECT(wp_read_all(WP_STATS, buf, sizeof(buf)) >= 0, "read %s: %s", WP_STATS,
+		  strerror(errno));
+	p = strstr(buf, "\nlabel_part ");
+	WL_EXPECT(p, "stats has no label_part line:\n%s", buf);
+	p += strlen("\nlabel_part ");
+	WL_EXPECT(!strncmp(p, labels ? "active\n" : "inactive\n", labels ? 7 : 9),
+		  "profile %s: label_part %.*s, want %s", wl_profile(),
+		  (int)strcspn(p, "\n"), p, labels ? "active" : "inactive");
+	return WL_PASS;
+}
+
 static int no_mac_admin_child(void *arg)
 {
 	char buf[256];
@@ -438,9 +680,14 @@ static int no_mac_admin_child(void *arg)
 	if (fd >= 0)
 		close(fd);
 	if (wp_read_all(WP_POLICY, buf, sizeof(buf)) < 0 ||
-	    wp_read_all(WP_STATS, buf, sizeof(buf)) < 0 ||
 	    wp_read_all(WP_LOCK, buf, sizeof(buf)) < 0) {
-		wl_diag("reading policy, stats or lock without CAP_MAC_ADMIN: %s",
+		wl_diag("reading policy or lock without CAP_MAC_ADMIN: %s",
+			strerror(errno));
+		bad = 1;
+	}
+	/* The counters are a channel between users: CAP_MAC_ADMIN only. */
+	if (wp_read_all(WP_STATS, buf, sizeof(buf)) >= 0 || errno != EPERM) {
+		wl_diag("reading stats without CAP_MAC_ADMIN: %s, want EPERM",
 			strerror(errno));
 		bad = 1;
 	}
@@ -463,8 +710,15 @@ static int passed_fd_child(void *arg)
 static int unprivileged_user_child(void *arg)
 {
 	int r = wp_write_policy_str("default strict\n");
+	char buf[64];
 
 	(void)arg;
+	if (wp_read_all(WP_STATS, buf, sizeof(buf)) >= 0 ||
+	    (errno != EACCES && errno != EPERM)) {
+		wl_diag("reading stats as uid %d: %s, want EACCES or EPERM",
+			getuid(), strerror(errno));
+		return 1;
+	}
 	if (r != -EPERM && r != -EACCES) {
 		wl_diag("policy write as uid %d: %s, want EACCES or EPERM",
 			getuid(), r ? strerror(-r) : "success");
@@ -778,7 +1032,7 @@ static const char *const vocab[] = {
 	"default", "model", "enforce", "kernel_events", "post", "watch",
 	WL_MODELS, "key", "mount", "sb", "block",
 	"usb", "0", "1", "2", "allow", "deny", "#", "# note", "x", "L1", "L2",
-	"a:b:c:s0", "Default", "devices", "",
+	"a:b:c:s0", "Default", "devices", "end", "post_dac", "post_label", "on", "off", "",
 };
 
 /* Labels: in the SELinux boot only our own context resolves. */
@@ -1155,6 +1409,10 @@ static enum wl_result policy_swaps_race_event_storm(void)
 static const struct wl_test watchpol_tests[] = {
 	{ "policy_round_trip", policy_round_trip },
 	{ "bad_policy_rejected_whole", bad_policy_rejected_whole },
+	{ "policy_chunked_writes_load_whole", policy_chunked_writes_load_whole },
+	{ "policy_truncated_never_loads", policy_truncated_never_loads },
+	{ "policy_write_misuse_changes_nothing", policy_write_misuse_changes_nothing },
+	{ "stats_label_part", stats_label_part },
 	{ "writes_need_cap_mac_admin", writes_need_cap_mac_admin },
 	{ "strict_counts_and_logs_denials", strict_counts_and_logs_denials },
 	{ "enforce0_delivers_and_logs_would_deny", enforce0_delivers_and_logs_would_deny },

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * watchpol - assembling a policy from any number of writes.
+ *
+ * Text written to one open file of watchpol/policy accumulates in a
+ * struct watchpol_load.  The policy is complete when a line whose first
+ * word is "end" has been written; only then is the text parsed and,
+ * if valid, put in force.  No prefix of a policy can therefore be loaded:
+ * a writer that stops early, is killed or has its text truncated never
+ * wrote the end line.
+ */
+
+#ifndef _SECURITY_WATCHPOL_LOAD_H
+#define _SECURITY_WATCHPOL_LOAD_H
+
+#include <linux/gfp.h>
+#include <linux/types.h>
+
+/**
+ * enum watchpol_load_state - where the writes to one open file stand
+ * @WATCHPOL_LOAD_OPEN: accepting text; no end line yet
+ * @WATCHPOL_LOAD_COMPLETE: the end line has arrived; the text is ready to
+ *	be parsed
+ * @WATCHPOL_LOAD_DONE: the policy was loaded or rejected; later writes to
+ *	this open file fail
+ */
+enum watchpol_load_state {
+	WATCHPOL_LOAD_OPEN,
+	WATCHPOL_LOAD_COMPLETE,
+	WATCHPOL_LOAD_DONE,
+};
+
+/**
+ * struct watchpol_load - the text written so far to one open file
+ * @buf: the text, @len bytes of @size allocated
+ * @len: bytes written so far
+ * @size: bytes allocated
+ * @line_start: offset of the first byte of the line not yet ended
+ * @state: see enum watchpol_load_state
+ */
+struct watchpol_load {
+	char *buf;
+	size_t len;
+	size_t size;
+	size_t line_start;
+	enum watchpol_load_state state;
+};
+
+bool watchpol_is_end_line(const char *line, size_t len);
+int watchpol_load_reserve(struct watchpol_load *l, size_t count, gfp_t gfp,
+			  char **dst);
+bool watchpol_load_append(struct watchpol_load *l, size_t count);
+void watchpol_load_finish(struct watchpol_load *l);
+
+#endif /* _SECURITY_WATCHPOL_LOAD_H */
