@@ -123,6 +123,9 @@ static const struct scn_action actions[] = {
 	M("fsmount-pass-exec", UNMOUNT, scn_mount_fsmount_pass_exec, .destruction = true,
 	  .hand_off = true, .prepare = FN(scn_mount_exec_prepare),
 	  .restore = FN(scn_mount_exec_restore)),
+	/* the owner keeps it; a looker takes a copy (pidfd_getfd) and closes last */
+	M("fsmount-looker-close", UNMOUNT, scn_mount_fsmount_looker_close,
+	  .destruction = true, .hand_off = true, .looker = true),
 	M("fsmount-unix-gc", UNMOUNT, scn_mount_fsmount_unix_gc, .destruction = true,
 	  .async = true),
 	/* superblocks */

@@ -389,7 +389,8 @@ static int owner_main(struct scn_ctx *c, int sock)
 		if (m.kind == MSG_EXIT)
 			return 0;
 		err = m.kind == MSG_DROP ? scn_object_drop_view(c) :
-		      c->s->action->upcall ? scn_object_request(c) : scn_object_hand_off(c);
+		      c->s->action->upcall ? scn_object_request(c) :
+		      c->s->action->looker ? 0 : scn_object_hand_off(c);
 		if (send_msg(sock, MSG_DONE, err, 0, 0, -1))
 			return -1;
 	}
@@ -544,6 +545,8 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 		if (proc_start(&owner, c, &s->owner, owner_main) ||
 		    recv_msg(owner.sock, MSG_READY, &m, NULL))
 			goto out;
+		c->owner_pid = owner.pid;
+		c->owner_fd = c->mfd;
 		close(c->mfd);
 		c->mfd = -1;
 		if (ask(&owner, MSG_HAND_OFF))
