@@ -69,13 +69,23 @@ const char *wl_cmdline(const char *key, char *buf, size_t len)
 	return cmdline_value(key, buf, len);
 }
 
+bool wl_have_watchpol(void)
+{
+	return access(WL_WATCHPOL_DIR, F_OK) == 0;
+}
+
 const char *wl_model(void)
 {
 	const char *m = getenv("WATCHLAB_MODEL");
 
-	if (access("/sys/kernel/security/watchpol", F_OK))
+	if (!wl_have_watchpol())
 		return "off";
 	return m ? m : "none";
+}
+
+int wl_slow_ms(int ms)
+{
+	return wl_debug_kernel() ? ms * 10 : ms;
 }
 
 unsigned long wl_scale(unsigned long count)
@@ -85,12 +95,22 @@ unsigned long wl_scale(unsigned long count)
 	return count / 20 ? count / 20 : 1;
 }
 
-double wl_now_s(void)
+uint64_t wl_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+long wl_now_ms(void)
+{
+	return wl_now_ns() / 1000000;
+}
+
+double wl_now_s(void)
+{
+	return wl_now_ns() / 1e9;
 }
 
 void wl_diag(const char *fmt, ...)
@@ -120,28 +140,10 @@ struct wl_creds wl_user(uid_t uid)
 	return c;
 }
 
-static int set_label(const char *label)
-{
-	size_t len = strlen(label);
-	int fd = open("/proc/self/attr/current", O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		wl_diag("open /proc/self/attr/current: %s", strerror(errno));
-		return -1;
-	}
-	if (write(fd, label, len) != (ssize_t)len) {
-		wl_diag("set label %s: %s", label, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 int wl_drop_creds(const struct wl_creds *c)
 {
 	/* The label first: changing it needs privileges the uid switch drops. */
-	if (c->label && set_label(c->label))
+	if (c->label && wl_write_file("/proc/self/attr/current", c->label))
 		return -1;
 	if (setgroups(c->ngroups, c->groups)) {
 		wl_diag("setgroups(%zu): %s", c->ngroups, strerror(errno));

@@ -57,16 +57,7 @@ static int expect_key_event(int fd, const struct key_event *e)
 
 static int no_more_records(int fd, const char *after)
 {
-	struct wl_record rec;
-	int r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 5);
-
-	if (r != 0) {
-		if (r > 0)
-			wl_diag("unexpected record type %u subtype %u after %s",
-				rec.type, rec.subtype, after);
-		return -1;
-	}
-	return 0;
+	return wl_wq_expect_none(fd, after, WL_EVENT_TIMEOUT_MS / 5);
 }
 
 static void matrix_cell(const char *scenario, bool delivered)

@@ -98,16 +98,7 @@ static int expect_mnt(int fd, const char *what, const struct mnt_ev *e)
 
 static int expect_nothing(int fd, const char *after)
 {
-	struct wl_record rec;
-	int r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 2);
-
-	if (r != 0) {
-		if (r > 0)
-			wl_diag("unexpected record type %u subtype %u watch %u after %s",
-				rec.type, rec.subtype, rec.watch_id, after);
-		return -1;
-	}
-	return 0;
+	return wl_wq_expect_none(fd, after, WL_EVENT_TIMEOUT_MS / 2);
 }
 
 /* Expect a META removal record for watch_id naming the mount's unique ID. */

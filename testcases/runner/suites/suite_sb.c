@@ -77,16 +77,7 @@ static int expect_sb(int fd, const char *what, unsigned int subtype,
 
 static int sb_expect_nothing(int fd, const char *after)
 {
-	struct wl_record rec;
-	int r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 2);
-
-	if (r != 0) {
-		if (r > 0)
-			wl_diag("unexpected record type %u subtype %u watch %u after %s",
-				rec.type, rec.subtype, rec.watch_id, after);
-		return -1;
-	}
-	return 0;
+	return wl_wq_expect_none(fd, after, WL_EVENT_TIMEOUT_MS / 2);
 }
 
 /* Superblock remount r/o and back. */
@@ -170,15 +161,6 @@ static enum wl_result edquot_from_tmpfs_quota(void)
 	return WL_PASS;
 }
 
-static int run(const char *cmd)
-{
-	int r = system(cmd);
-
-	if (r != 0)
-		wl_diag("'%s' exited with %d", cmd, r);
-	return r;
-}
-
 /* ext4 (mounted from an ext2 image on a loop device) error via sysfs. */
 static enum wl_result error_from_ext4(void)
 {
@@ -189,10 +171,10 @@ static enum wl_result error_from_ext4(void)
 	int fd, tfd;
 
 	umount2(SB_BASE, MNT_DETACH);
-	WL_EXPECT(run("dd if=/dev/zero of=/tmp/wlsb.img bs=1k count=2048 2>/dev/null") == 0 &&
-		  run("mke2fs -F /tmp/wlsb.img >/dev/null 2>&1") == 0 &&
+	WL_EXPECT(wl_sh("dd if=/dev/zero of=/tmp/wlsb.img bs=1k count=2048 2>/dev/null") == 0 &&
+		  wl_sh("mke2fs -F /tmp/wlsb.img >/dev/null 2>&1") == 0 &&
 		  wl_mkdir(SB_BASE) == 0 &&
-		  run("mount -t ext4 -o loop,errors=continue /tmp/wlsb.img " SB_BASE) == 0,
+		  wl_sh("mount -t ext4 -o loop,errors=continue /tmp/wlsb.img " SB_BASE) == 0,
 		  "could not make an ext4-mounted image (mke2fs, loop, ext4)");
 	id = sb_id_of(SB_BASE);
 	snprintf(dev, sizeof(dev), "loop%u", (unsigned int)(id & 0xff));

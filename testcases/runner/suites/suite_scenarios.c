@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "scenario_run.h"
+#include "watchpol_util.h"
 #include "wl.h"
 
 #define SCENARIO_DIR "/etc/watchlab/scenarios"
-#define WATCHPOL_LOG "/sys/kernel/security/watchpol/log"
 #define LOG_TAIL 8
 
 struct row {
@@ -74,33 +74,18 @@ static const char *name(size_t i)
  */
 static void decision_log(bool show)
 {
-	static char buf[65536];
-	int fd = open(WATCHPOL_LOG, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, nl = 0;
+	char *buf = wl_have_watchpol() ? wp_drain_log() : NULL;
+	size_t nl = 0;
 	char *p;
-	ssize_t n;
 
-	if (fd < 0)
+	if (!buf)
 		return;
-	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
-		len += n;
-		if (len > sizeof(buf) / 2 && show) {
-			/* keep the newest half */
-			memmove(buf, buf + len - sizeof(buf) / 4, sizeof(buf) / 4);
-			len = sizeof(buf) / 4;
-		} else if (!show) {
-			len = 0;
-		}
-	}
-	close(fd);
-	if (!show || !len)
-		return;
-	buf[len] = '\0';
-	for (p = buf + len; p > buf && nl <= LOG_TAIL; p--)
+	for (p = buf + strlen(buf); show && p > buf && nl <= LOG_TAIL; p--)
 		if (p[-1] == '\n')
 			nl++;
-	for (char *line = strtok(p, "\n"); line; line = strtok(NULL, "\n"))
+	for (char *line = strtok(p, "\n"); show && line; line = strtok(NULL, "\n"))
 		wl_diag("watchpol log: %s", line);
+	free(buf);
 }
 
 static enum wl_result run(size_t i)
