@@ -51,6 +51,31 @@ static inline long wl_watch_sb(int dfd, const char *path, unsigned int at_flags,
 	return syscall(__NR_watch_sb, dfd, path, at_flags, watch_fd, watch_id);
 }
 
+/* One bad call of watch_mount() or watch_sb() and the errno it must fail with. */
+struct wl_vfs_bad_call {
+	const char *what;
+	int dfd;
+	const char *path;
+	unsigned int flags;
+	int wfd, id, err;
+};
+
+typedef long (*wl_vfs_watch_fn)(int dfd, const char *path, unsigned int at_flags,
+				int watch_fd, int watch_id);
+
+/* Make each call; 0 if all failed as they must, else 1 (each diagnosed). */
+static inline int wl_vfs_bad_calls(wl_vfs_watch_fn call, const struct wl_vfs_bad_call *c,
+				   size_t n)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (wl_want_errno(c[i].what, call(c[i].dfd, c[i].path, c[i].flags, c[i].wfd,
+						  c[i].id), c[i].err))
+			bad = 1;
+	return bad;
+}
+
 /* The mountinfo ID (unique = false) or the 64-bit unique ID of a path's mount. */
 static inline unsigned long long wl_mnt_id(const char *path, bool unique)
 {

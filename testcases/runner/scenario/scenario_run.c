@@ -30,6 +30,7 @@
 #define _LINUX_FCNTL_H
 #include <linux/watch_queue.h>
 
+#include "fdpass.h"
 #include "label.h"
 #include "request_key.h"
 #include "scenario_run.h"
@@ -56,26 +57,8 @@ struct proc {
 static int send_msg(int sock, int kind, int err, int64_t a, int64_t b, int pass_fd)
 {
 	struct msg m = { .kind = kind, .err = err, .a = a, .b = b };
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (pass_fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
-	}
-	if (sendmsg(sock, &mh, MSG_NOSIGNAL) != sizeof(m)) {
+	if (wl_sendmsg_fd(sock, &m, sizeof(m), pass_fd)) {
 		wl_diag("scenario: send message %d: %s", kind, strerror(errno));
 		return -1;
 	}
@@ -86,17 +69,8 @@ static int send_msg(int sock, int kind, int err, int64_t a, int64_t b, int pass_
 static int recv_msg(int sock, int kind, struct msg *m, int *fd)
 {
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c;
 	ssize_t n;
+	int got;
 
 	if (fd)
 		*fd = -1;
@@ -104,15 +78,18 @@ static int recv_msg(int sock, int kind, struct msg *m, int *fd)
 		wl_diag("scenario: no message %d from a party (hung or died)", kind);
 		return -1;
 	}
-	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	n = wl_recvmsg_fd(sock, m, sizeof(*m), &got);
 	if (n != sizeof(*m) || m->kind != kind) {
+		if (got >= 0)
+			close(got);
 		wl_diag("scenario: want message %d, got %zd bytes kind %d", kind, n,
 			n == sizeof(*m) ? m->kind : -1);
 		return -1;
 	}
-	c = CMSG_FIRSTHDR(&mh);
-	if (fd && c && c->cmsg_type == SCM_RIGHTS)
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	if (fd)
+		*fd = got;
+	else if (got >= 0)
+		close(got);
 	return 0;
 }
 

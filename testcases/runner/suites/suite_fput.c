@@ -222,22 +222,35 @@ static int prepare_labels(bool need_exec)
 }
 
 /*
+ * The scenario with the switch on, then off (the switch is left as it was),
+ * and its two matrix cells, CELL-switch-on and CELL-switch-off.
+ */
+static void fput_on_and_off(bool exec_last, const char *cell, const char *off_expected,
+			    int *on, int *off)
+{
+	int initial = read_switch();
+	char name[64];
+
+	*on = fput_scenario(exec_last, "1");
+	*off = fput_scenario(exec_last, "0");
+	write_switch(initial ? "1" : "0");
+	snprintf(name, sizeof(name), "%s-switch-on", cell);
+	wl_matrix(name, wl_model(), "delivered", *on > 0 ? "delivered" : "blocked");
+	snprintf(name, sizeof(name), "%s-switch-off", cell);
+	wl_matrix(name, wl_model(), off_expected, *off > 0 ? "delivered" : "blocked");
+}
+
+/*
  * The brief's scenario: uid 1000 creates, passes over SCM_RIGHTS, uid 1001
  * closes last.  close(2) runs __fput() synchronously in 1001, so the post
  * carries 1001's creds whether the switch is on or off.
  */
 static enum wl_result scm_rights_last_closer(void)
 {
-	int on, off, initial = read_switch();
+	int on, off;
 
 	WL_EXPECT(prepare_labels(false) == 0, "Smack labels and rules");
-	on = fput_scenario(false, "1");
-	off = fput_scenario(false, "0");
-	write_switch(initial ? "1" : "0");
-	wl_matrix("fput-scm-close-switch-on", wl_model(), "delivered",
-		  on > 0 ? "delivered" : "blocked");
-	wl_matrix("fput-scm-close-switch-off", wl_model(), "delivered",
-		  off > 0 ? "delivered" : "blocked");
+	fput_on_and_off(false, "fput-scm-close", "delivered", &on, &off);
 	WL_EXPECT(on == 1, "switch on: UNMOUNT not attributed to the closer (%d)", on);
 	WL_EXPECT(off == 1, "switch off: UNMOUNT not attributed to the closer (%d)", off);
 	return WL_PASS;
@@ -250,17 +263,11 @@ static enum wl_result scm_rights_last_closer(void)
  */
 static enum wl_result exec_cloexec_last_closer(void)
 {
-	int on, off, initial = read_switch();
+	int on, off;
 
 	WL_EXPECT(prepare_labels(true) == 0, "Smack labels, rules and exec target");
-	on = fput_scenario(true, "1");
-	off = fput_scenario(true, "0");
-	write_switch(initial ? "1" : "0");
+	fput_on_and_off(true, "fput-exec-cloexec", "blocked", &on, &off);
 	unlink(EXEC_COPY);
-	wl_matrix("fput-exec-cloexec-switch-on", wl_model(), "delivered",
-		  on > 0 ? "delivered" : "blocked");
-	wl_matrix("fput-exec-cloexec-switch-off", wl_model(), "blocked",
-		  off > 0 ? "delivered" : "blocked");
 	WL_EXPECT(on == 1, "switch on: post not attributed to the pre-exec closer (%d)", on);
 	WL_EXPECT(off == 0, "switch off: post not attributed to the exec'd creds (%d)", off);
 	return WL_PASS;
