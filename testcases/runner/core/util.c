@@ -161,9 +161,8 @@ int wl_drop_creds(const struct wl_creds *c)
 	return 0;
 }
 
-int wl_run_as(const struct wl_creds *c, int (*fn)(void *), void *arg)
+pid_t wl_spawn(int (*fn)(void *), void *arg)
 {
-	int status;
 	pid_t pid;
 
 	fflush(NULL);
@@ -172,22 +171,51 @@ int wl_run_as(const struct wl_creds *c, int (*fn)(void *), void *arg)
 		wl_diag("fork: %s", strerror(errno));
 		return -1;
 	}
-	if (pid == 0) {
-		if (wl_drop_creds(c))
-			_exit(125);
+	if (pid == 0)
 		_exit(fn(arg));
-	}
+	return pid;
+}
+
+int wl_reap(pid_t pid, const char *what)
+{
+	int status;
+
 	if (waitpid(pid, &status, 0) != pid) {
-		wl_diag("waitpid: %s", strerror(errno));
+		wl_diag("waitpid for %s: %s", what, strerror(errno));
 		return -1;
 	}
 	if (WIFSIGNALED(status)) {
-		wl_diag("child as uid %u killed by signal %d", c->uid, WTERMSIG(status));
+		wl_diag("%s killed by signal %d", what, WTERMSIG(status));
 		return -1;
 	}
-	if (WEXITSTATUS(status) == 125)
+	if (WEXITSTATUS(status) == WL_EXIT_NO_CREDS) {
+		wl_diag("%s could not switch label or credentials", what);
 		return -1;
+	}
 	return WEXITSTATUS(status);
+}
+
+struct run_as {
+	const struct wl_creds *c;
+	int (*fn)(void *);
+	void *arg;
+};
+
+static int run_as_child(void *p)
+{
+	const struct run_as *r = p;
+
+	return wl_drop_creds(r->c) ? WL_EXIT_NO_CREDS : r->fn(r->arg);
+}
+
+int wl_run_as(const struct wl_creds *c, int (*fn)(void *), void *arg)
+{
+	struct run_as r = { c, fn, arg };
+	pid_t pid = wl_spawn(run_as_child, &r);
+	char what[48];
+
+	snprintf(what, sizeof(what), "child as uid %u", c->uid);
+	return pid < 0 ? -1 : wl_reap(pid, what);
 }
 
 int wl_set_caps(uint64_t caps)

@@ -196,6 +196,15 @@ struct wl_creds wl_user(uid_t uid);
  */
 int wl_run_as(const struct wl_creds *creds, int (*fn)(void *), void *arg);
 
+/*
+ * Fork a child that runs fn(arg) and exits with its return; the pid, or -1
+ * (diagnosed).  Reap it: its exit status, or -1 (diagnosed) if it died of
+ * a signal or exited WL_EXIT_NO_CREDS (it could not become what it had to).
+ */
+#define WL_EXIT_NO_CREDS 125
+pid_t wl_spawn(int (*fn)(void *), void *arg);
+int wl_reap(pid_t pid, const char *what);
+
 /* Switch the calling process to creds (setgroups/setresgid/setresuid/label). */
 int wl_drop_creds(const struct wl_creds *creds);
 

@@ -177,7 +177,7 @@ static int proc_start(struct proc *pr, struct scn_ctx *c, const struct scn_party
 		close(sv[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (enter_party(who))
-			_exit(125);
+			_exit(WL_EXIT_NO_CREDS);
 		_exit(fn(c, sv[1]) ? 1 : 0);
 	}
 	close(sv[1]);

@@ -51,48 +51,34 @@ static bool smack_profile(void)
  * Fork a child that enters label, drops to LABEL_UID (no capabilities
  * left) and runs fn(arg).  The child's pid, or -1.
  */
-static pid_t spawn_labelled(const char *label, int (*fn)(void *), void *arg)
-{
-	struct wl_creds c = wl_user(LABEL_UID);
-	pid_t pid;
+struct labelled {
+	const char *label;
+	int (*fn)(void *);
+	void *arg;
+};
 
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		wl_diag("fork for label %s: %s", label, strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		if (wl_label_enter(label) || wl_drop_creds(&c))
-			_exit(125);
-		_exit(fn(arg));
-	}
-	return pid;
+static int labelled_child(void *p)
+{
+	const struct labelled *l = p;
+	struct wl_creds c = wl_user(LABEL_UID);
+
+	if (wl_label_enter(l->label) || wl_drop_creds(&c))
+		return WL_EXIT_NO_CREDS;
+	return l->fn(l->arg);
 }
 
-/* Wait for a child: its exit status, or -1 (diagnosed) if it did not exit. */
-static int reap(pid_t pid, const char *what)
+static pid_t spawn_labelled(const char *label, int (*fn)(void *), void *arg)
 {
-	int status;
+	struct labelled l = { label, fn, arg };
 
-	if (waitpid(pid, &status, 0) != pid) {
-		wl_diag("waitpid for %s: %s", what, strerror(errno));
-		return -1;
-	}
-	if (!WIFEXITED(status)) {
-		wl_diag("%s killed by signal %d", what, WTERMSIG(status));
-		return -1;
-	}
-	if (WEXITSTATUS(status) == 125)
-		wl_diag("%s could not switch label or credentials", what);
-	return WEXITSTATUS(status);
+	return wl_spawn(labelled_child, &l);
 }
 
 static int run_labelled(const char *label, int (*fn)(void *), void *arg)
 {
 	pid_t pid = spawn_labelled(label, fn, arg);
 
-	return pid < 0 ? -1 : reap(pid, label);
+	return pid < 0 ? -1 : wl_reap(pid, label);
 }
 
 /* ---- every profile ---- */
@@ -188,7 +174,7 @@ static enum wl_result exec_enters_label(void)
 		/* stderr too: in plain, cat's read error is the expected outcome. */
 		if (dup2(out[1], STDOUT_FILENO) < 0 || devnull < 0 ||
 		    dup2(devnull, STDERR_FILENO) < 0 || wl_label_exec("triggerer"))
-			_exit(125);
+			_exit(WL_EXIT_NO_CREDS);
 		execl("/bin/cat", "cat", "/proc/self/attr/current", (char *)NULL);
 		wl_diag("exec /bin/cat: %s", strerror(errno));
 		_exit(126);
@@ -197,7 +183,7 @@ static enum wl_result exec_enters_label(void)
 	n = read(out[0], got, sizeof(got) - 1);
 	close(out[0]);
 	WL_EXPECT(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
-	WL_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) < 125,
+	WL_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) < WL_EXIT_NO_CREDS,
 		  "the exec child failed (status 0x%x)", status);
 	got[n > 0 ? n : 0] = '\0';
 	got[strcspn(got, "\n")] = '\0';
@@ -284,7 +270,7 @@ static int start_watcher(struct waiting_watcher *w)
 	if (n != sizeof(w->key)) {
 		wl_diag("the watcher reported no key");
 		close(w->go[1]);
-		reap(w->pid, "watcher");
+		wl_reap(w->pid, "watcher");
 		return -1;
 	}
 	return 0;
@@ -293,7 +279,7 @@ static int start_watcher(struct waiting_watcher *w)
 static int stop_watcher(struct waiting_watcher *w)
 {
 	close(w->go[1]);
-	return reap(w->pid, "watcher");
+	return wl_reap(w->pid, "watcher");
 }
 
 struct probe {

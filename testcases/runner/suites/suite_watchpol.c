@@ -534,11 +534,19 @@ static int triggerer_child(void *arg)
  * The watcher updates its key own_updates times, the triggerer (uid 1001)
  * 10 times; returns the number of records the watcher received, or -1.
  */
+/* The watcher, in a child of its own so the runner goes on meanwhile. */
+static int watcher_proc(void *arg)
+{
+	struct wl_creds w = wl_user(WP_WATCHER);
+
+	return wl_run_as(&w, watcher_child, arg) == 0 ? 0 : 1;
+}
+
 static int run_key_events(unsigned int own_updates)
 {
-	struct wl_creds w = wl_user(WP_WATCHER), t = wl_user(WP_TRIGGERER);
+	struct wl_creds t = wl_user(WP_TRIGGERER);
 	struct key_run kr = { .own_updates = own_updates };
-	int status, res = -1;
+	int res = -1;
 	unsigned int n;
 	pid_t pid;
 
@@ -546,11 +554,9 @@ static int run_key_events(unsigned int own_updates)
 		wl_diag("pipe: %s", strerror(errno));
 		return -1;
 	}
-	pid = fork();
+	pid = wl_spawn(watcher_proc, &kr);
 	if (pid < 0)
 		return -1;
-	if (pid == 0)
-		_exit(wl_run_as(&w, watcher_child, &kr) == 0 ? 0 : 1);
 	/* So that a watcher that dies leaves us EOF, not a hang. */
 	close(kr.to_parent[1]);
 	kr.to_parent[1] = -1;
@@ -568,8 +574,7 @@ static int run_key_events(unsigned int own_updates)
 	res = n;
 out:
 	close(kr.to_watcher[1]);
-	waitpid(pid, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
+	if (wl_reap(pid, "the watcher") != 0)
 		res = -1;
 	close(kr.to_parent[0]);
 	close(kr.to_watcher[0]);

@@ -476,7 +476,7 @@ static int run_round(struct bench_cfg *c, unsigned int blocks, unsigned int per_
 	if (pid == 0) {
 		close(sv[0]);
 		if (enter_triggerer(c))
-			_exit(125);
+			_exit(WL_EXIT_NO_CREDS);
 		_exit(triggerer(c, sv[1], blocks, per_block));
 	}
 	close(sv[1]);
