@@ -192,8 +192,11 @@ STEPS ?= 2
 lab:
 	@$(MAKE) --no-print-directory -j$(STEPS) report-lab
 
+# make test always runs every suite: SUITES (from the environment or the
+# command line) is for iterating with make lab, and is cleared here.
 test:
-	@$(MAKE) --no-print-directory -j$(STEPS) report-test
+	@$(if $(SUITES),echo "watchlab: make test runs every suite; SUITES=$(SUITES) is ignored";)
+	@env -u SUITES $(MAKE) --no-print-directory -j$(STEPS) report-test SUITES=
 
 # Checked before anything is built: without a terminal there is no shell to give.
 shell-tty:

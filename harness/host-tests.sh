@@ -137,6 +137,7 @@ good='scenario s1
 	trigger uid=1000
 	action  update
 	expect  * delivered
+	threat  use
 end'
 malformed() { # malformed NAME LINE TEXT: TEXT fails at LINE
 	local name=$1 line=$2
@@ -158,12 +159,14 @@ malformed unknown_action 7 "${good/action  update/action  explode}"
 malformed bad_result 8 "${good/expect  \* delivered/expect  * maybe}"
 malformed unknown_model 8 "${good/expect  \* delivered/expect  paranoid delivered}"
 malformed missing_cell 1 "${good/expect  \* delivered/expect  plain delivered}"
-malformed duplicate_name 10 "$good
+malformed duplicate_name 11 "$good
 $good"
 malformed control_byte 2 "${good/source  key/source  k$(printf '\001')ey}"
 malformed fput_not_destruction 1 "${good/action  update/action  update
 	fput    both}"
 malformed no_watcher 1 "${good/watcher uid=1000/}"
+malformed no_threat 1 "${good/threat  use/}"
+malformed unknown_threat 9 "${good/threat  use/threat  usefulness}"
 if out=$("$lint" "$bad/none.scn" 2>&1); then
 	result 0 "missing_file" "accepted a missing file"
 else

@@ -15,6 +15,7 @@ printed is always "N passed, N failed".
 """
 
 import json
+import os
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -25,7 +26,8 @@ KTAP_VERSION = re.compile(r"^( *)KTAP version \d+\s*$")
 PLAN = re.compile(r"^( *)1\.\.(\d+)\s*$")
 RESULT = re.compile(r"^( *)(ok|not ok) (\d+)(?: -)?(?: ([^#]*?))?\s*(?:#\s*(.*))?$")
 DIAG = re.compile(r"^( *)# ?(.*)$")
-MATRIX = re.compile(r"MATRIX scenario=(\S+) model=(\S+) expected=(\S+) observed=(\S+)")
+MATRIX = re.compile(r"MATRIX scenario=(\S+) model=(\S+) expected=(\S+) observed=(\S+)"
+                    r"(?: evidence=(\S+))?(?: threat=(\S+))?(?: at=(\S+))?\s*$")
 
 # Kernel reports that fail a run wherever they appear in a console log.
 SPLATS = [
@@ -38,6 +40,15 @@ SPLATS = [
     "unreferenced object",
     "UBSAN:",
     "Oops:",
+    # A boot that hangs instead of crashing: RCU stalls, hung tasks, soft
+    # and hard lockups (the soft lockup also says "BUG:").
+    "rcu: INFO:",
+    "detected stall",
+    "detected stalls",
+    "blocked for more than",
+    "soft lockup",
+    "hard LOCKUP",
+    "Watchdog detected hard LOCKUP",
 ]
 
 
@@ -154,25 +165,49 @@ def host_checks(name, log_text, status):
     return Node("host", all(c.ok for c in checks), [], checks)
 
 
+# What a cell may observe.  A blocked cell names where the event stopped
+# (its evidence: watch:WHO or post:WHO); not-posted means no post of the
+# event reached the LSM hook for the scenario's watch.
+OUTCOMES = ("delivered", "blocked", "not-posted")
+SCENARIO_DIR = "testcases/scenarios"
+
+
 def matrix_cells(lines, profile):
     cells = []
     for raw in lines:
         m = MATRIX.search(raw)
         if m:
-            scenario, model, expected, observed = m.groups()
-            cells.append({"scenario": scenario, "profile": profile, "model": model,
-                          "expected": expected, "observed": observed,
-                          "pass": expected == observed})
+            scenario, model, expected, observed, evidence, threat, at = m.groups()
+            cell = {"scenario": scenario, "profile": profile, "model": model,
+                    "expected": expected, "observed": observed,
+                    "evidence": evidence or "", "threat": threat or "unsorted",
+                    "pass": expected == observed}
+            if at:
+                cell["at"] = f"{SCENARIO_DIR}/{at}"
+            cells.append(cell)
     return cells
 
 
+def unevidenced(cell):
+    """A blocked cell whose record of who refused it is missing."""
+    ev = cell["evidence"]
+    return cell["observed"] == "blocked" and not re.fullmatch(r"(watch|post):[a-z]+", ev)
+
+
 def matrix_checks(cells):
-    leaks = [c for c in cells if c["expected"] == "blocked" and c["observed"] == "delivered"]
-    over = [c for c in cells if c["expected"] == "delivered" and c["observed"] == "blocked"]
+    leaks = [c for c in cells if c["observed"] == "delivered" and c["expected"] != "delivered"]
+    over = [c for c in cells if c["expected"] == "delivered" and c["observed"] != "delivered"]
+    wrong = [c for c in cells if c["expected"] != "delivered" and c["observed"] != "delivered"
+             and c["expected"] != c["observed"]]
+    bare = [c for c in cells if unevidenced(c)]
     fmt = "{scenario} under {profile}/{model}: expected {expected}, observed {observed}"
-    return Node("matrix", not leaks and not over, [], [
+    return Node("matrix", not (leaks or over or wrong or bare), [], [
         Node("no_leaks", not leaks, [fmt.format(**c) for c in leaks]),
         Node("no_over_blocks", not over, [fmt.format(**c) for c in over]),
+        Node("posted_as_expected", not wrong, [fmt.format(**c) for c in wrong]),
+        Node("blocked_cells_evidenced", not bare,
+             [f"{c['scenario']} under {c['profile']}/{c['model']}: blocked, "
+              f"evidence '{c['evidence'] or 'none'}'" for c in bare]),
     ])
 
 
@@ -227,47 +262,101 @@ PROFILE_ORDER = names(TOP / "images/profiles")
 MODEL_ORDER = ["off"] + names(TOP / "policy/watchpol/models")
 
 
+# SECURITY.md's threats, in its order, then the events the series exists for.
+THREATS = {
+    "observation": "Threat 1, observation beyond one's rights",
+    "covert": "Threat 2, covert channels",
+    "misattribution": "Threat 3, misattribution of who posts",
+    "dos": "Threat 4, denial of service against the queue",
+    "use": "Legitimate use: the events the series exists to deliver",
+}
+THREAT_ORDER = list(THREATS)
+
+
 def rank(order, name):
     return order.index(name) if name in order else len(order)
 
 
+def cell_text(cell):
+    """A cell as matrix.md shows it: the outcome and, when blocked, where."""
+    if cell["observed"] == "blocked" and cell["evidence"]:
+        return f"blocked@{cell['evidence']}"
+    return cell["observed"]
+
+
 def matrix_markdown(cells):
+    """Rows where the configurations differ first, then those alike in every
+    column; each row links to its scenario's file and line (C-suite rows have
+    none).  matrix.json keeps every cell with its evidence."""
     if not cells:
         return "No scenario produced a matrix cell.\n"
     configs = sorted({(c["profile"], c["model"]) for c in cells},
                      key=lambda pm: (rank(PROFILE_ORDER, pm[0]), rank(MODEL_ORDER, pm[1]), pm))
     scenarios = list(dict.fromkeys(c["scenario"] for c in cells))  # run order
-    by_key = {}
+    by_key, at = {}, {}
     for c in cells:
         by_key.setdefault((c["scenario"], c["profile"], c["model"]), []).append(c)
+        if "at" in c:
+            at[c["scenario"]] = c["at"]
     head = "| scenario | " + " | ".join(
         f"{p}/{m}" + (" (Smack-native)" if (p, m) == ("smack", "none") else "")
         for p, m in configs) + " |"
-    rows = [head, "|---" * (len(configs) + 1) + "|"]
-    for s in scenarios:
-        row = [s]
+    rule = "|---" * (len(configs) + 1) + "|"
+
+    def row(s):
+        out = [f"[{s}]({at[s].replace(':', '#L')})" if s in at else s]
         for p, m in configs:
             got = by_key.get((s, p, m))
             if not got:
-                row.append("–")
+                out.append("–")
                 continue
             cell = got[-1]
-            if all(c["pass"] for c in got):
-                row.append(cell["observed"])
-            elif cell["observed"] not in ("delivered", "blocked"):
-                row.append(f"**ERROR** {cell['observed']} (expected {cell['expected']})")
+            text = cell_text(cell)
+            if all(c["pass"] and not unevidenced(c) for c in got):
+                out.append(text)
+            elif cell["observed"] not in OUTCOMES:
+                out.append(f"**ERROR** {cell['observed']} (expected {cell['expected']})")
+            elif unevidenced(cell):
+                out.append(f"**NO EVIDENCE** {text}")
             elif cell["observed"] == "delivered":
-                row.append(f"**LEAK** delivered (expected {cell['expected']})")
+                out.append(f"**LEAK** delivered (expected {cell['expected']})")
+            elif cell["expected"] == "delivered":
+                out.append(f"**OVER-BLOCK** {text} (expected delivered)")
             else:
-                row.append(f"**OVER-BLOCK** blocked (expected {cell['expected']})")
-        rows.append("| " + " | ".join(row) + " |")
-    legend = ("\nEach cell is what the scenario observed under profile/model: "
-              "`delivered` or `blocked`. A cell that differs from the scenario's "
-              "expectation is marked LEAK (delivered, expected blocked) or OVER-BLOCK "
-              "(blocked, expected delivered); either fails `make test`. ERROR: the "
-              "scenario could not run as written. smack/none is the Smack-native "
-              "column: watchpol off, Smack's own post_notification rules only.\n")
-    return "\n".join(rows) + "\n" + legend
+                out.append(f"**WRONG** {text} (expected {cell['expected']})")
+        return out
+
+    threat_of = {}
+    for c in cells:
+        threat_of.setdefault(c["scenario"], c.get("threat", "unsorted"))
+    table = []
+    for threat in sorted(set(threat_of.values()), key=lambda t: rank(THREAT_ORDER, t)):
+        rows = [row(s) for s in scenarios if threat_of[s] == threat]
+        differ = [r for r in rows if len(set(r[1:])) > 1]
+        alike = [r for r in rows if len(set(r[1:])) <= 1]
+        table += ["", f"**{THREATS.get(threat, threat)}** ({len(rows)} rows, "
+                  f"{len(differ)} where the configurations differ)", "", head, rule]
+        table += ["| " + " | ".join(r) + " |" for r in differ]
+        table += [f"| *alike in every configuration:* |" + " |" * len(configs)] if alike else []
+        table += ["| " + " | ".join(r) + " |" for r in alike]
+    table = table[1:]
+    legend = ("\nRows are grouped by the SECURITY.md threat they test; in each group "
+              "the rows where the configurations differ come first. "
+              "Each cell is what the scenario observed under profile/model: "
+              "`delivered`; `blocked@watch:WHO` (the watch was refused by WHO: "
+              "watchpol, selinux, smack, or the kernel's own permission check when "
+              "no LSM recorded a denial); `blocked@post:WHO` (the event was posted "
+              "and WHO refused it); or `not-posted` (no post of the event reached "
+              "the LSM hook for the watch). The evidence comes from watchpol's "
+              "decision log and the audit records SELinux and Smack emit. A cell that differs "
+              "from the scenario's expectation is marked LEAK (delivered, not "
+              "expected), OVER-BLOCK (not delivered, expected delivered) or WRONG "
+              "(blocked where not-posted was expected, or the reverse); a blocked "
+              "cell without a record of who refused it is NO EVIDENCE; any of "
+              "these fails `make test`. ERROR: the scenario could not run as "
+              "written. smack/none is the Smack-native column: watchpol at model "
+              "none, Smack's own post_notification rules only.\n")
+    return "\n".join(table) + "\n" + legend
 
 
 def doc_checks(path, matrix):
@@ -280,6 +369,48 @@ def doc_checks(path, matrix):
         "run `make matrix` and commit it" if m else
         f"{path.name} has no <!-- matrix:begin/end --> section"]
     return Node("security_md", current, [], [Node("matrix_current", current, diags)])
+
+
+def distinct_checks(boots):
+    """Checks that differ in what they test: a leaf path less its boot and
+    any @MODEL suffix, so one test run under four models in four boots
+    counts once."""
+    seen = set()
+    for boot in boots:
+        for path, _leaf in boot.leaves():
+            parts = path.split(".")[1:]
+            seen.add(".".join(p.split("@", 1)[0] for p in parts))
+    return len(seen)
+
+
+def runner_leaves(nodes):
+    """The runner's results of a boot, as path -> skipped: its suites are
+    the suite_* documents (the kernel's KUnit suites report on their own)."""
+    return {path: bool(leaf.directive and leaf.directive.upper().startswith("SKIP"))
+            for n in nodes if n.name.startswith("suite_")
+            for path, leaf in n.leaves()}
+
+
+def manifest_checks(name, suites, manifest):
+    """What the boot reported against what its manifest says it must: the
+    runner's own list of suites, tests and scenario rows x models for this
+    boot's command line, written before the boot (harness/run-profile.sh)."""
+    if manifest is None:
+        return Node("manifest", False, [f"{name}: no manifest-{name}.ktap to check against"])
+    want, got = runner_leaves(manifest), runner_leaves(suites)
+    missing = sorted(p for p in want if p not in got)
+    extra = sorted(p for p in got if p not in want)
+    skips = sorted(p for p in want if p in got and want[p] != got[p])
+    diags = ([f"missing: {p}" for p in missing[:20]] +
+             [f"not in the manifest: {p}" for p in extra[:20]] +
+             [f"{'skipped' if got[p] else 'ran'}, the manifest says "
+              f"{'skip' if want[p] else 'run'}: {p}" for p in skips[:20]])
+    if len(missing) > 20 or len(extra) > 20 or len(skips) > 20:
+        diags.append(f"{len(missing)} missing, {len(extra)} extra, {len(skips)} skip mismatches")
+    ok = not (missing or extra or skips) and bool(want)
+    if not want:
+        diags.append(f"{name}: the manifest lists no runner suite")
+    return Node("manifest", ok, diags)
 
 
 def main():
@@ -306,6 +437,13 @@ def main():
         lines = text.splitlines()
         suites = parse_ktap(lines, log.name)
         boot_cells = matrix_cells(lines, profile) if kind == "1" else []
+        mfile = results / f"manifest-{name}.ktap"
+        manifest = parse_ktap(mfile.read_text().splitlines(), mfile.name) \
+            if mfile.exists() else None
+        if manifest is not None and os.environ.get("SUITES", "").split():
+            only = set(os.environ["SUITES"].split())
+            manifest = [n for n in manifest if n.name.split("@", 1)[0] in only]
+        suites.append(manifest_checks(name, suites, manifest))
         suites.append(host_checks(name, text, status))
         if boot_cells:
             suites.append(matrix_checks(boot_cells))
@@ -342,7 +480,15 @@ def main():
     if replayed:
         print(f"replayed from build/boot-cache (inputs unchanged since a passing run; "
               f"FRESH=1 boots again): {', '.join(replayed)}")
-    print(f"{passed} passed, {failed} failed")
+    print(f"distinct checks: {distinct_checks(boots)} of {passed + failed} results "
+          "(the rest repeat a check under another model or in another boot)")
+    reduced = os.environ.get("SUITES", "").split()
+    if reduced:
+        print(f"reduced run: only the suites SUITES names ({' '.join(reduced)}); "
+              "`make test` always runs every suite")
+        print(f"reduced: {passed} passed, {failed} failed")
+    else:
+        print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
 

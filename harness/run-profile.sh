@@ -22,6 +22,12 @@ args="lsm=$lsm watchlab.profile=$profile watchlab.lsm=$expect"
 kernel=$obj/arch/x86/boot/bzImage initrd=$build/initramfs.cpio
 log=$results/console-$name.log
 
+# What this boot must report, before it boots: the runner lists, on the
+# host, every suite, variant, test and scenario row x model for this
+# command line (report.py fails the boot on anything missing or extra).
+WATCHLAB_CMDLINE="$args" WATCHLAB_SCENARIOS="$top/testcases/scenarios" \
+	"$build/guest/wlrun" --list >"$results/manifest-$name.ktap"
+
 # A passing boot of the same inputs is replayed (harness/boot-cache.sh).
 cache="$top/harness/boot-cache.sh"
 key=$("$cache" key "$kernel" "$initrd" "$top/harness/boot.sh" -- \

@@ -84,6 +84,83 @@ class HostChecks(unittest.TestCase):
         self.assertEqual(leaves([node])["host.console_clean"], False)
 
 
+    def test_hangs_fail_like_crashes(self):
+        clean = "# watchlab: runner finished\n"
+        for line in ["[ 30.1] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
+                     "[ 21.0] rcu: INFO: rcu_sched self-detected stall on CPU",
+                     "[ 120.5] INFO: task wlrun:77 blocked for more than 120 seconds.",
+                     "[ 26.0] watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [wlrun:70]",
+                     "[ 11.0] Watchdog detected hard LOCKUP on cpu 1"]:
+            node = report.host_checks("plain", clean + line + "\n", "ok 1.0")
+            self.assertEqual(leaves([node])["host.console_clean"], False, line)
+
+    def test_kmemleak_findings_reach_the_report(self):
+        text = ("# watchlab: runner finished\n"
+                "    # kmemleak: unreferenced object 0xffff888003a1c000 (size 64):\n")
+        node = report.host_checks("plain-debug", text, "ok 1.0")
+        self.assertEqual(leaves([node])["host.console_clean"], False)
+
+
+class Manifest(unittest.TestCase):
+    MANIFEST = """KTAP version 1
+1..3
+    KTAP version 1
+    # Subtest: suite_boot
+    1..1
+    ok 1 lsm_list
+ok 1 suite_boot
+    KTAP version 1
+    # Subtest: suite_scenarios@strict
+    1..2
+    ok 1 key-update-same-uid
+    ok 2 key-link-other-uid
+ok 2 suite_scenarios@strict
+ok 3 suite_labels_smack # SKIP the smack profile only
+"""
+
+    def check(self, console):
+        manifest = report.parse_ktap(self.MANIFEST.splitlines(), "m")
+        suites = report.parse_ktap(console.splitlines(), "c")
+        return report.manifest_checks("plain", suites, manifest)
+
+    def test_the_full_run_passes(self):
+        self.assertTrue(self.check(self.MANIFEST).ok)
+
+    def test_a_missing_suite_fails_and_is_named(self):
+        console = self.MANIFEST.replace("1..3", "1..2").split("    KTAP version 1\n    # Subtest: suite_scenarios")[0]
+        console += "ok 2 suite_labels_smack # SKIP the smack profile only\n"
+        node = self.check(console)
+        self.assertFalse(node.ok)
+        self.assertIn("missing: suite_scenarios@strict.key-update-same-uid", node.diags)
+
+    def test_a_missing_test_or_cell_fails(self):
+        console = self.MANIFEST.replace("1..2\n    ok 1 key-update-same-uid\n", "1..1\n")
+        self.assertFalse(self.check(console).ok)
+
+    def test_an_extra_test_fails(self):
+        console = self.MANIFEST.replace("    ok 1 lsm_list\n", "    ok 1 lsm_list\n    ok 2 surprise\n")
+        self.assertIn("not in the manifest: suite_boot.surprise", self.check(console).diags)
+
+    def test_a_skip_the_manifest_does_not_allow_fails(self):
+        console = self.MANIFEST.replace("ok 1 suite_boot", "ok 1 suite_boot # SKIP no reason")
+        console = console.replace("    ok 1 lsm_list\n", "")
+        self.assertFalse(self.check(console).ok)
+
+    def test_no_manifest_fails(self):
+        self.assertFalse(report.manifest_checks("plain", [], None).ok)
+
+
+class Summary(unittest.TestCase):
+    def test_distinct_checks_fold_models_and_boots(self):
+        def boot(name):
+            suites = [report.Node(f"suite_scenarios@{m}", True, [],
+                                  [report.Node("key-update", True, []),
+                                   report.Node("key-link", True, [])])
+                      for m in ("none", "strict")]
+            return report.Node(name, True, [], suites)
+        self.assertEqual(report.distinct_checks([boot("plain"), boot("smack")]), 2)
+
+
 class Matrix(unittest.TestCase):
     def cells(self, expected, observed):
         line = f"    # MATRIX scenario=s model=none expected={expected} observed={observed}"
@@ -91,9 +168,28 @@ class Matrix(unittest.TestCase):
 
     def test_leak_and_over_block_are_counted_apart(self):
         leak = leaves([report.matrix_checks(self.cells("blocked", "delivered"))])
-        over = leaves([report.matrix_checks(self.cells("delivered", "blocked"))])
-        self.assertEqual(leak, {"matrix.no_leaks": False, "matrix.no_over_blocks": True})
-        self.assertEqual(over, {"matrix.no_leaks": True, "matrix.no_over_blocks": False})
+        over = leaves([report.matrix_checks(self.cells("delivered", "blocked evidence=post:smack"))])
+        self.assertEqual((leak["matrix.no_leaks"], leak["matrix.no_over_blocks"]), (False, True))
+        self.assertEqual((over["matrix.no_leaks"], over["matrix.no_over_blocks"]), (True, False))
+
+    def test_blocked_needs_evidence(self):
+        for tail, ok in [("", False), (" evidence=unexplained", False),
+                         (" evidence=post:watchpol", True), (" evidence=watch:kernel", True)]:
+            got = leaves([report.matrix_checks(self.cells("blocked", "blocked" + tail))])
+            self.assertEqual(got["matrix.blocked_cells_evidenced"], ok, tail)
+
+    def test_not_posted_is_its_own_outcome(self):
+        got = leaves([report.matrix_checks(self.cells("blocked", "not-posted"))])
+        self.assertFalse(got["matrix.posted_as_expected"])
+        got = leaves([report.matrix_checks(self.cells("not-posted", "not-posted"))])
+        self.assertTrue(all(got.values()))
+
+    def test_cell_carries_evidence_and_place(self):
+        line = ("    # MATRIX scenario=s model=strict expected=blocked observed=blocked "
+                "evidence=watch:selinux at=keys.scn:12")
+        cell = report.matrix_cells([line], "selinux")[0]
+        self.assertEqual((cell["evidence"], cell["at"]),
+                         ("watch:selinux", "testcases/scenarios/keys.scn:12"))
 
     def test_markdown_marks_a_leak(self):
         md = report.matrix_markdown(self.cells("blocked", "delivered"))

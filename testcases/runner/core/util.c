@@ -21,12 +21,17 @@
 
 static char cmdline[4096];
 
+bool wl_listing(void);
+
 static const char *cmdline_value(const char *key, char *buf, size_t len)
 {
 	size_t klen = strlen(key);
 	char *p;
 
-	if (!cmdline[0]) {
+	if (!cmdline[0] && wl_listing()) {
+		/* wlrun --list on the host: the boot's command line to be */
+		snprintf(cmdline, sizeof(cmdline), "%s", getenv("WATCHLAB_CMDLINE") ?: "");
+	} else if (!cmdline[0]) {
 		int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
 		ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof(cmdline) - 1) : -1;
 
@@ -57,6 +62,30 @@ const char *wl_profile(void)
 	return profile;
 }
 
+static bool listing;
+
+void wl_set_listing(void)
+{
+	listing = true;
+}
+
+bool wl_listing(void)
+{
+	return listing;
+}
+
+bool wl_boot_has_lsm(const char *lsm)
+{
+	char list[256], *p, *save;
+
+	if (!cmdline_value("watchlab.lsm", list, sizeof(list)))
+		return false;
+	for (p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		if (strcmp(p, lsm) == 0)
+			return true;
+	return false;
+}
+
 bool wl_debug_kernel(void)
 {
 	char v[8];
@@ -69,9 +98,10 @@ const char *wl_cmdline(const char *key, char *buf, size_t len)
 	return cmdline_value(key, buf, len);
 }
 
+/* From the boot's command line, as every .applies: suite_boot checks the kernel agrees. */
 bool wl_have_watchpol(void)
 {
-	return access(WL_WATCHPOL_DIR, F_OK) == 0;
+	return wl_boot_has_lsm("watchpol");
 }
 
 const char *wl_model(void)
@@ -124,11 +154,13 @@ void wl_diag(const char *fmt, ...)
 	ktap_line("# %s", msg);
 }
 
-void wl_matrix(const char *scenario, const char *model,
-	       const char *expected, const char *observed)
+void wl_matrix(const struct wl_cell *c)
 {
-	ktap_line("# MATRIX scenario=%s model=%s expected=%s observed=%s",
-		  scenario, model, expected, observed);
+	ktap_line("# MATRIX scenario=%s model=%s expected=%s observed=%s%s%s threat=%s%s%s",
+		  c->scenario, c->model, c->expected, c->observed,
+		  c->evidence && *c->evidence ? " evidence=" : "",
+		  c->evidence ? c->evidence : "", c->threat,
+		  c->at ? " at=" : "", c->at ? c->at : "");
 }
 
 struct wl_creds wl_user(uid_t uid)

@@ -111,6 +111,22 @@ void wl_register_init(const char *what, int (*fn)(void));
 /* A watchlab.KEY=value from the kernel command line, or NULL. */
 const char *wl_cmdline(const char *key, char *buf, size_t len);
 
+/*
+ * wlrun --list: print, on the host, the KTAP this boot must produce (every
+ * suite, variant and test, each as "ok") without running anything.  The
+ * boot facts below then come from $WATCHLAB_CMDLINE instead of
+ * /proc/cmdline; a suite decides whether it applies from them alone, never
+ * by probing the machine, so the list and the boot agree.
+ */
+void wl_set_listing(void);
+bool wl_listing(void);
+
+/*
+ * True when the boot's watchlab.lsm= (the LSMs /sys/kernel/security/lsm
+ * must show; suite_boot checks that it does) names lsm.
+ */
+bool wl_boot_has_lsm(const char *lsm);
+
 /* True in the debug-kernel boot: size loops down there (about 50x slower). */
 bool wl_debug_kernel(void);
 
@@ -161,11 +177,19 @@ bool wl_have_watchpol(void);
 void wl_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Matrix cell: scenario x configuration (the profile is added by the host).
- * expected/observed are "delivered" or "blocked".
+ * One matrix cell: scenario x configuration (the host adds the profile).
+ * expected/observed are "delivered", "blocked" or "not-posted"; a blocked
+ * cell's evidence says where it stopped (lib/evidence.h: "watch:smack",
+ * "post:watchpol", ...); at is the scenario's FILE:LINE (NULL for a C
+ * suite's cell); threat is what the row is about (scenario/scenario.h's
+ * SCN_THREATS, or "dos" for the queue's own loss reporting).
  */
-void wl_matrix(const char *scenario, const char *model,
-	       const char *expected, const char *observed);
+struct wl_cell {
+	const char *scenario, *model, *expected, *observed;
+	const char *evidence, *at, *threat;
+};
+
+void wl_matrix(const struct wl_cell *cell);
 
 /* Fail the current test with a diagnostic unless cond holds. */
 #define WL_EXPECT(cond, ...)						\

@@ -20,7 +20,12 @@
 
 enum scn_source { SCN_KEY, SCN_MOUNT, SCN_SB, SCN_BLOCK, SCN_USB, SCN_NR_SOURCES };
 
-enum scn_result { SCN_UNSET, SCN_DELIVERED, SCN_BLOCKED };
+/*
+ * What a cell observed: the record arrived; it was refused (at watch or at
+ * post time, by whom is the cell's evidence); or the event never reached
+ * the post hook for the scenario's watch.
+ */
+enum scn_result { SCN_UNSET, SCN_DELIVERED, SCN_BLOCKED, SCN_NOT_POSTED };
 
 /* Variant bits: a scenario runs once per transport and fput setting it names. */
 #define SCN_V_PIPE	0x01
@@ -80,6 +85,7 @@ struct scenario {
 	const char *file;
 	unsigned int line;
 	char doc[160];
+	char threat[16];	/* the SECURITY.md threat the row is about: SCN_THREATS */
 	enum scn_source source;
 	char object[16];	/* key, keyring, mount, sb, sb-quota, sb-ext4, devices */
 	char object_opt[16];	/* key perm as text, "shared" for a mount, ... */
@@ -125,6 +131,14 @@ size_t scn_variant_list(const struct scenario *s, unsigned int *out, size_t max)
 void scn_row_name(const struct scenario *s, unsigned int variant, char *buf, size_t len);
 
 const char *scn_result_name(enum scn_result r);
+
+/*
+ * What a row is about: one of SECURITY.md's threats (observation beyond
+ * one's rights, a covert channel, misattribution of who posts), or "use",
+ * the events the series exists to deliver.
+ */
+#define SCN_THREATS "observation covert misattribution use"
+bool scn_threat_known(const char *name);
 
 /* The action table (scenario_actions.c) and lookup by source and name. */
 const struct scn_action *scn_find_action(enum scn_source src, const char *name);

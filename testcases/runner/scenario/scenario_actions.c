@@ -119,6 +119,10 @@ static const struct scn_action actions[] = {
 	M("fsmount-close", UNMOUNT, scn_mount_fsmount_close, .destruction = true),
 	M("fsmount-pass-close", UNMOUNT, scn_mount_fsmount_pass_close, .destruction = true,
 	  .hand_off = true, .prepare = FN(scn_mount_pass_prepare)),
+	/* the same hand-off; the fd goes at exec of a setuid-root program */
+	M("fsmount-pass-exec", UNMOUNT, scn_mount_fsmount_pass_exec, .destruction = true,
+	  .hand_off = true, .prepare = FN(scn_mount_exec_prepare),
+	  .restore = FN(scn_mount_exec_restore)),
 	M("fsmount-unix-gc", UNMOUNT, scn_mount_fsmount_unix_gc, .destruction = true,
 	  .async = true),
 	/* superblocks */

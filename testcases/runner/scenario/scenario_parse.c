@@ -197,8 +197,10 @@ static int parse_result(struct parser *p, const char *s, enum scn_result *r)
 		*r = SCN_DELIVERED;
 	else if (strcmp(s, "blocked") == 0)
 		*r = SCN_BLOCKED;
+	else if (strcmp(s, "not-posted") == 0)
+		*r = SCN_NOT_POSTED;
 	else
-		return fail(p, "result '%s' is neither delivered nor blocked", s);
+		return fail(p, "result '%s' is not delivered, blocked or not-posted", s);
 	return 0;
 }
 
@@ -253,7 +255,7 @@ static int parse_expect(struct parser *p, char **tok, int ntok, struct scenario 
 	enum scn_result r = SCN_UNSET;
 
 	if (ntok != 2)
-		return fail(p, "expect: want 'expect SELECTOR[,SELECTOR...] delivered|blocked'");
+		return fail(p, "expect: want 'expect SELECTOR[,SELECTOR...] delivered|blocked|not-posted'");
 	if (parse_result(p, tok[1], &r))
 		return -1;
 	for (char *sel = strtok(tok[0], ","); sel; sel = strtok(NULL, ",")) {
@@ -358,6 +360,12 @@ static int parse_field(struct parser *p, char **tok, int ntok, struct scenario *
 		snprintf(s->doc, sizeof(s->doc), "%s", text);
 		return 0;
 	}
+	if (strcmp(kw, "threat") == 0) {
+		if (rest != 1 || !scn_threat_known(tok[1]))
+			return fail(p, "threat: want one of %s", SCN_THREATS);
+		snprintf(s->threat, sizeof(s->threat), "%s", tok[1]);
+		return 0;
+	}
 	if (strcmp(kw, "source") == 0)
 		return rest == 1 ? parse_source(p, tok[1], s) : fail(p, "source: one name");
 	if (strcmp(kw, "object") == 0)
@@ -425,6 +433,8 @@ static int finish(struct parser *p, struct scn_set *set, struct scenario *s)
 		return fail(p, "scenario %s: no action", s->name);
 	if (!s->watcher.set || !s->trigger.set)
 		return fail(p, "scenario %s: watcher and trigger are required", s->name);
+	if (!s->threat[0])
+		return fail(p, "scenario %s: no threat (one of %s)", s->name, SCN_THREATS);
 	if (!valid_object(s))
 		return fail(p, "scenario %s: object '%s' is not one of source %s's",
 			    s->name, s->object, scn_source_name(s->source));
@@ -651,7 +661,26 @@ void scn_row_name(const struct scenario *s, unsigned int variant, char *buf, siz
 			 tr && fp ? "," : "", fp ? fp : "");
 }
 
+bool scn_threat_known(const char *name)
+{
+	static const char threats[] = SCN_THREATS;
+	const char *p = strstr(threats, name);
+	size_t n = strlen(name);
+
+	/* a whole word of the list: a blank or an end on either side */
+	return n && p && (p == threats || p[-1] == ' ') && (p[n] == ' ' || !p[n]);
+}
+
 const char *scn_result_name(enum scn_result r)
 {
-	return r == SCN_DELIVERED ? "delivered" : r == SCN_BLOCKED ? "blocked" : "unset";
+	switch (r) {
+	case SCN_DELIVERED:
+		return "delivered";
+	case SCN_BLOCKED:
+		return "blocked";
+	case SCN_NOT_POSTED:
+		return "not-posted";
+	default:
+		return "unset";
+	}
 }

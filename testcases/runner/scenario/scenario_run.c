@@ -440,7 +440,7 @@ static int kernel_trigger(struct proc *owner)
 	return 0;
 }
 
-static enum scn_result run_parties(struct scn_ctx *c)
+static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, int *watch_err)
 {
 	const struct scenario *s = c->s;
 	struct proc owner = { 0 }, w = { 0 }, setter = { 0 }, t = { 0 };
@@ -471,6 +471,8 @@ static enum scn_result run_parties(struct scn_ctx *c)
 			goto out;
 		}
 		wl_diag("%s: the watch was refused (%s)", s->name, strerror(werr));
+		wl_evidence_take(ev);
+		*watch_err = werr;
 		res = SCN_BLOCKED;
 		goto out;
 	}
@@ -509,9 +511,15 @@ static enum scn_result run_parties(struct scn_ctx *c)
 		wl_diag("%s: the triggerer's action failed", s->name);
 		goto out;
 	}
-	if (!proc_end(&t, false) || send_msg(w.sock, MSG_GO, 0, 0, 0, -1) ||
-	    recv_msg(w.sock, MSG_RESULT, &m, NULL))
+	if (!proc_end(&t, false))
 		goto out;
+	/* The action's records, before the fence's own post joins them. */
+	wl_evidence_take(ev);
+	if (send_msg(w.sock, MSG_GO, 0, 0, 0, -1) || recv_msg(w.sock, MSG_RESULT, &m, NULL))
+		goto out;
+	/* An event the kernel posts later came (or not) while the watcher waited. */
+	if (s->action->async)
+		wl_evidence_take(ev);
 	if (m.b)
 		wl_diag("%s: %lld other record(s) on the watch, last type %lld subtype %lld",
 			s->name, (long long)(m.b >> 16), (long long)((m.b >> 8) & 0xff),
@@ -527,7 +535,8 @@ out:
 	return res;
 }
 
-enum scn_result scn_run(const struct scenario *s, unsigned int variant)
+enum scn_result scn_run(const struct scenario *s, unsigned int variant,
+			struct wl_evidence *ev, int *watch_err)
 {
 	struct scn_ctx c = {
 		.s = s, .variant = variant, .mfd = -1, .pass = { -1, -1 }, .qfd = -1,
@@ -538,7 +547,7 @@ enum scn_result scn_run(const struct scenario *s, unsigned int variant)
 	if (set_fput(variant, old, sizeof(old)))
 		return SCN_UNSET;
 	if (scn_fixture_setup(&c) == 0)
-		res = run_parties(&c);
+		res = run_parties(&c, ev, watch_err);
 	scn_fixture_teardown(&c);
 	if (old[0] && wl_write_file(WL_FPUT_SYSCTL, old))
 		res = SCN_UNSET;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "devices_util.h"
+#include "evidence.h"
 #include "scenario.h"
 
 #define SCN_WATCH_ID 0x5c
@@ -54,8 +55,12 @@ int scn_act(struct scn_ctx *c);
 /*
  * Run one variant of a scenario under the policy in force.  Returns the
  * observed SCN_DELIVERED or SCN_BLOCKED, or SCN_UNSET when the scenario
- * could not be run as written (diagnosed).
+ * could not be run as written (diagnosed).  The records the LSMs emit go
+ * into @ev (wl_evidence_begin() done by the caller): those up to a refused
+ * watch, whose errno is then *@watch_err, or those up to the watcher's fence
+ * (and, for an event the kernel posts later, up to the end of the wait).
  */
-enum scn_result scn_run(const struct scenario *s, unsigned int variant);
+enum scn_result scn_run(const struct scenario *s, unsigned int variant,
+			struct wl_evidence *ev, int *watch_err);
 
 #endif /* WL_SCENARIO_RUN_H */

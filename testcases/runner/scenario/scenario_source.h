@@ -64,6 +64,9 @@ int scn_mount_move(struct scn_ctx *c);
 int scn_mount_fsmount_close(struct scn_ctx *c);
 int scn_mount_pass_prepare(struct scn_ctx *c);
 int scn_mount_fsmount_pass_close(struct scn_ctx *c);
+int scn_mount_fsmount_pass_exec(struct scn_ctx *c);
+int scn_mount_exec_prepare(struct scn_ctx *c);
+void scn_mount_exec_restore(struct scn_ctx *c);
 int scn_mount_fsmount_unix_gc(struct scn_ctx *c);
 /* Mount a tmpfs fixture at path (the "object" label if the watcher has one). */
 int scn_tmpfs_at(const struct scn_ctx *c, const char *path, const char *extra, bool shared);

@@ -13,10 +13,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 /* glibc's <fcntl.h> already defines what <linux/fcntl.h> would redefine. */
 #define _LINUX_FCNTL_H
@@ -226,6 +229,67 @@ int scn_mount_fsmount_pass_close(struct scn_ctx *c)
 	int fd = wl_recv_fd(c->pass[1]);
 
 	return mount_done(c, fd < 0 ? -1 : close(fd));
+}
+
+/*
+ * fsmount-pass-exec: the hand-off of fsmount-pass-close, and a setuid-root
+ * program to exec.  It lives on the initramfs root, which is not nosuid.
+ */
+#define SUID_TRUE "/wl-suid-true"
+
+int scn_mount_exec_prepare(struct scn_ctx *c)
+{
+	if (scn_mount_pass_prepare(c))
+		return -1;
+	if (system("cp /bin/busybox " SUID_TRUE) != 0 || chown(SUID_TRUE, 0, 0) ||
+	    chmod(SUID_TRUE, 04755)) {
+		wl_diag("setuid-root copy of busybox at %s: %s", SUID_TRUE, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void scn_mount_exec_restore(struct scn_ctx *c)
+{
+	(void)c;
+	unlink(SUID_TRUE);
+}
+
+/*
+ * The triggerer takes the fd close-on-exec and hands it to a child that
+ * execs the setuid-root program once the triggerer's own copy is closed:
+ * the exec drops the last reference (do_close_on_exec() runs before
+ * commit_creds()), and the deferred __fput() runs as the exec returns,
+ * under the new creds (euid 0, every capability).  With fs.fput_creds on
+ * the post carries the creds of the fput() caller, uid 1001 before the
+ * exec; off, the setuid creds.
+ */
+int scn_mount_fsmount_pass_exec(struct scn_ctx *c)
+{
+	int fd = wl_recv_fd(c->pass[1]), go[2], status;
+	char b = 'g';
+	pid_t pid;
+
+	if (fd < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) || pipe2(go, O_CLOEXEC))
+		return mount_done(c, -1);
+	pid = fork();
+	if (pid < 0)
+		return mount_done(c, -1);
+	if (pid == 0) {
+		if (read(go[0], &b, 1) == 1)
+			execl(SUID_TRUE, "true", (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	close(go[0]);
+	if (write(go[1], &b, 1) != 1)
+		wl_diag("triggerer: release the exec child: %s", strerror(errno));
+	close(go[1]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		wl_diag("triggerer: exec %s: status %#x", SUID_TRUE, status);
+		return -1;
+	}
+	return 0;
 }
 
 /* Put the fsmount fd in a unix socket cycle and drop it: unix GC frees it. */

@@ -24,6 +24,7 @@
 #include "fdpass.h"
 #include "label.h"
 #include "vfs_util.h"
+#include "evidence.h"
 #include "wl.h"
 
 /*
@@ -76,7 +77,14 @@ static enum wl_result switch_sysctl(void)
 	return WL_PASS;
 }
 
+/* From the boot's command line: suite_boot checks the kernel agrees. */
 static bool smack_active(void)
+{
+	return wl_boot_has_lsm("smack");
+}
+
+/* The tests' own check: Smack runs and its rules can be loaded. */
+static bool smack_usable(void)
 {
 	char buf[32] = "";
 	int fd;
@@ -203,7 +211,7 @@ static int fput_scenario(bool exec_last, const char *sw)
 
 static int prepare_labels(bool need_exec)
 {
-	if (!smack_active()) {
+	if (!smack_usable()) {
 		wl_diag("Smack is not active or smackfs is not available");
 		return -1;
 	}
@@ -221,23 +229,16 @@ static int prepare_labels(bool need_exec)
 	return 0;
 }
 
-/*
- * The scenario with the switch on, then off (the switch is left as it was),
- * and its two matrix cells, CELL-switch-on and CELL-switch-off.
- */
-static void fput_on_and_off(bool exec_last, const char *cell, const char *off_expected,
-			    int *on, int *off)
+/* A matrix cell of a scenario's run: delivered > 0, blocked 0, error < 0. */
+static void fput_cell(const char *name, const char *expected, int got, const char *evidence)
 {
-	int initial = read_switch();
-	char name[64];
+	struct wl_cell cell = {
+		.scenario = name, .model = wl_model(), .expected = expected,
+		.observed = got > 0 ? "delivered" : got == 0 ? "blocked" : "error",
+		.evidence = evidence, .threat = "misattribution",
+	};
 
-	*on = fput_scenario(exec_last, "1");
-	*off = fput_scenario(exec_last, "0");
-	write_switch(initial ? "1" : "0");
-	snprintf(name, sizeof(name), "%s-switch-on", cell);
-	wl_matrix(name, wl_model(), "delivered", *on > 0 ? "delivered" : "blocked");
-	snprintf(name, sizeof(name), "%s-switch-off", cell);
-	wl_matrix(name, wl_model(), off_expected, *off > 0 ? "delivered" : "blocked");
+	wl_matrix(&cell);
 }
 
 /*
@@ -247,10 +248,14 @@ static void fput_on_and_off(bool exec_last, const char *cell, const char *off_ex
  */
 static enum wl_result scm_rights_last_closer(void)
 {
-	int on, off;
+	int on, off, initial = read_switch();
 
 	WL_EXPECT(prepare_labels(false) == 0, "Smack labels and rules");
-	fput_on_and_off(false, "fput-scm-close", "delivered", &on, &off);
+	on = fput_scenario(false, "1");
+	off = fput_scenario(false, "0");
+	write_switch(initial ? "1" : "0");
+	fput_cell("fput-scm-close-switch-on", "delivered", on, NULL);
+	fput_cell("fput-scm-close-switch-off", "delivered", off, NULL);
 	WL_EXPECT(on == 1, "switch on: UNMOUNT not attributed to the closer (%d)", on);
 	WL_EXPECT(off == 1, "switch off: UNMOUNT not attributed to the closer (%d)", off);
 	return WL_PASS;
@@ -263,11 +268,28 @@ static enum wl_result scm_rights_last_closer(void)
  */
 static enum wl_result exec_cloexec_last_closer(void)
 {
-	int on, off;
+	static struct wl_evidence ev;
+	int on, off, initial = read_switch();
+	char where[160] = "";
+	bool explained = true;
 
 	WL_EXPECT(prepare_labels(true) == 0, "Smack labels, rules and exec target");
-	fput_on_and_off(true, "fput-exec-cloexec", "blocked", &on, &off);
+	on = fput_scenario(true, "1");
+	WL_EXPECT(wl_evidence_begin(&ev) == 0, "open the evidence window");
+	off = fput_scenario(true, "0");
+	wl_evidence_take(&ev);
+	wl_evidence_end(&ev);
+	write_switch(initial ? "1" : "0");
 	unlink(EXEC_COPY);
+	if (off == 0)
+		explained = wl_evidence_blocked(&ev, 0, "mount", NOTIFY_MOUNT_UNMOUNT,
+						where, sizeof(where));
+	fput_cell("fput-exec-cloexec-switch-on", "delivered", on, NULL);
+	fput_cell("fput-exec-cloexec-switch-off", "blocked", off,
+		  explained ? where : "unexplained");
+	WL_EXPECT(explained, "switch off: %s", where);
+	WL_EXPECT(off != 0 || strcmp(where, "post:smack") == 0,
+		  "switch off: want the post refused by Smack, got %s", where);
 	WL_EXPECT(on == 1, "switch on: post not attributed to the pre-exec closer (%d)", on);
 	WL_EXPECT(off == 0, "switch off: post not attributed to the exec'd creds (%d)", off);
 	return WL_PASS;

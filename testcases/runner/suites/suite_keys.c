@@ -62,8 +62,12 @@ static int no_more_records(int fd, const char *after)
 
 static void matrix_cell(const char *scenario, bool delivered)
 {
-	wl_matrix(scenario, wl_model(), "delivered",
-		  delivered ? "delivered" : "blocked");
+	struct wl_cell cell = {
+		.scenario = scenario, .model = wl_model(), .expected = "delivered",
+		.observed = delivered ? "delivered" : "blocked", .threat = "use",
+	};
+
+	wl_matrix(&cell);
 }
 
 /* The suffix a transport's matrix scenarios carry: none for the pipe. */
@@ -167,7 +171,6 @@ static enum wl_result own_keyring_events_uid1000(void)
 static int watch_unviewable(void *arg)
 {
 	key_serial_t key = *(key_serial_t *)arg;
-	char scenario[64];
 	int bad = 0;
 
 	for (int t = 0; t < WL_TRANSPORT_NR; t++) {
@@ -179,9 +182,6 @@ static int watch_unviewable(void *arg)
 		r = keyctl_watch_key(key, fd, 1);
 		err = errno;
 		wl_wq_close(fd);
-		snprintf(scenario, sizeof(scenario), "key-watch-without-view%s",
-			 scenario_suffix(t));
-		wl_matrix(scenario, wl_model(), "blocked", r == 0 ? "delivered" : "blocked");
 		if (r != -1 || err != EACCES) {
 			wl_diag("%s: KEYCTL_WATCH_KEY on key %d without View returned %ld (%s), want EACCES",
 				wl_transport_name(t), key, r, r ? strerror(err) : "success");
@@ -275,8 +275,10 @@ static enum wl_result overflow_delivers_loss_record(void)
 	r = read_flood(fd, &f);
 	wl_wq_close(fd);
 	wl_diag("%u updates posted, %u delivered, %u loss records", total, f.updates, f.losses);
-	wl_matrix("key-queue-overflow-loss-record", wl_model(), "delivered",
-		  f.losses ? "delivered" : "blocked");
+	wl_matrix(&(struct wl_cell){
+		.scenario = "key-queue-overflow-loss-record", .model = wl_model(),
+		.expected = "delivered", .observed = f.losses ? "delivered" : "blocked",
+		.threat = "dos" });
 	WL_EXPECT(r == 0, "reading the queue failed");
 	WL_EXPECT(f.losses == 1, "want exactly one loss record, got %u", f.losses);
 	WL_EXPECT(f.updates > 0 && f.updates < total,
@@ -310,8 +312,11 @@ static enum wl_result overflow_sets_overrun_flag_ring(void)
 	wl_wq_close(fd);
 	wl_diag("%u updates posted, %u delivered before the reader made room", total,
 		f.updates);
-	wl_matrix("key-queue-overflow-loss-record-ring", wl_model(), "delivered",
-		  r > 0 && (rec.info & WATCH_INFO_OVERRUN) ? "delivered" : "blocked");
+	wl_matrix(&(struct wl_cell){
+		.scenario = "key-queue-overflow-loss-record-ring", .model = wl_model(),
+		.expected = "delivered",
+		.observed = r > 0 && (rec.info & WATCH_INFO_OVERRUN) ? "delivered" : "blocked",
+		.threat = "dos" });
 	WL_EXPECT(r == 1, "no record after the reader made room");
 	WL_EXPECT(rec.info & WATCH_INFO_OVERRUN,
 		  "the first record after the loss (info %#x) lacks WATCH_INFO_OVERRUN",

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "evidence.h"
 #include "scenario_run.h"
-#include "watchpol_util.h"
 #include "wl.h"
 
 #define SCENARIO_DIR "/etc/watchlab/scenarios"
@@ -41,7 +41,10 @@ static size_t count(void)
 	if (counted)
 		return nrows ? nrows : 1;
 	counted = true;
-	if (scn_parse_dir(&set, SCENARIO_DIR, parse_err, sizeof(parse_err)))
+	/* wlrun --list on the host reads the scenarios from the source tree. */
+	if (scn_parse_dir(&set, wl_listing() && getenv("WATCHLAB_SCENARIOS") ?
+			  getenv("WATCHLAB_SCENARIOS") : SCENARIO_DIR,
+			  parse_err, sizeof(parse_err)))
 		return 1;
 	rows = calloc(set.n * 4, sizeof(*rows));
 	if (!rows) {
@@ -68,31 +71,34 @@ static const char *name(size_t i)
 	return nrows ? rows[i].name : "scenario_files";
 }
 
-/*
- * Read watchpol's decision log (reading consumes it); with show, print its
- * last LOG_TAIL records: why a cell came out as it did.
- */
-static void decision_log(bool show)
+/* The newest LOG_TAIL of the window's watchpol records: why a cell came out so. */
+static void show_log_tail(const struct wl_evidence *ev)
 {
-	char *buf = wl_have_watchpol() ? wp_drain_log() : NULL;
+	const char *p = ev->log + ev->loglen;
 	size_t nl = 0;
-	char *p;
 
-	if (!buf)
-		return;
-	for (p = buf + strlen(buf); show && p > buf && nl <= LOG_TAIL; p--)
+	for (; p > ev->log && nl <= LOG_TAIL; p--)
 		if (p[-1] == '\n')
 			nl++;
-	for (char *line = strtok(p, "\n"); show && line; line = strtok(NULL, "\n"))
-		wl_diag("watchpol log: %s", line);
-	free(buf);
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+
+		wl_diag("watchpol log: %.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+	if (ev->audit_text[0])
+		wl_diag("audit: %.300s", ev->audit_text);
 }
 
 static enum wl_result run(size_t i)
 {
+	static struct wl_evidence ev;
 	const struct row *r = &rows[i];
 	const char *model = wl_model();
 	enum scn_result want, got;
+	char where[160] = "", at[128];
+	bool explained = true;
+	int watch_err = 0;
 
 	if (!nrows) {
 		wl_diag("%s", parse_err[0] ? parse_err : "no scenarios");
@@ -103,21 +109,37 @@ static enum wl_result run(size_t i)
 		wl_diag("%s: no expectation for %s/%s", r->name, wl_profile(), model);
 		return WL_FAIL;
 	}
-	decision_log(false);
-	got = scn_run(r->s, r->variant);
-	wl_matrix(r->name, model, scn_result_name(want),
-		  got == SCN_UNSET ? "error" : scn_result_name(got));
+	if (wl_evidence_begin(&ev))
+		return WL_FAIL;
+	got = scn_run(r->s, r->variant, &ev, &watch_err);
+	wl_evidence_end(&ev);
+	if (got == SCN_BLOCKED) {
+		explained = wl_evidence_blocked(&ev, watch_err,
+						wl_evidence_type_name(r->s->action->type),
+						r->s->ev_subtype, where, sizeof(where));
+		if (strcmp(where, "not-posted") == 0)
+			got = SCN_NOT_POSTED;
+	}
+	snprintf(at, sizeof(at), "%s:%u", basename(r->s->file), r->s->line);
+	wl_matrix(&(struct wl_cell){
+		.scenario = r->name, .model = model, .expected = scn_result_name(want),
+		.observed = got == SCN_UNSET ? "error" : scn_result_name(got),
+		.evidence = explained ? where : "unexplained", .at = at,
+		.threat = r->s->threat });
 	if (got == SCN_UNSET) {
-		wl_diag("%s (%s:%u) could not run", r->name, r->s->file, r->s->line);
+		wl_diag("%s (%s) could not run", r->name, at);
 		return WL_FAIL;
 	}
-	if (got != want) {
-		wl_diag("%s: %s: %s, expected %s (%s:%u)", r->name,
-			want == SCN_BLOCKED ? "LEAK" : "OVER-BLOCK", scn_result_name(got),
-			scn_result_name(want), r->s->file, r->s->line);
-		decision_log(true);
-	}
-	return got == want ? WL_PASS : WL_FAIL;
+	if (!explained)
+		wl_diag("%s: blocked without a record of who refused it: %s", r->name, where);
+	if (got != want)
+		wl_diag("%s: %s: %s, expected %s (%s)", r->name,
+			got == SCN_DELIVERED ? "LEAK" : want == SCN_DELIVERED ?
+			"OVER-BLOCK" : "WRONG-OUTCOME", scn_result_name(got),
+			scn_result_name(want), at);
+	if (got != want || !explained)
+		show_log_tail(&ev);
+	return got == want && explained ? WL_PASS : WL_FAIL;
 }
 
 static const struct wl_dynamic scenarios = { count, name, run };

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * evidence.c - who refused an event (see evidence.h).
+ *
+ * Audit: the window registers its process as the audit daemon
+ * (AUDIT_SET pid), so the kernel unicasts every record to it instead of
+ * printing it (rate-limited) on the console.  Audit stays disabled: LSM
+ * denials are logged all the same, and no task gets a syscall audit
+ * context.  kauditd sends records in order, so a user record of our own
+ * (AUDIT_USER_AVC, the one user type accepted while audit is disabled)
+ * is a fence: once it comes back, every record emitted before it is here.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* glibc's <fcntl.h> already defines what <linux/fcntl.h> would redefine. */
+#define _LINUX_FCNTL_H
+#include <linux/watch_queue.h>
+
+#include "evidence.h"
+#include "watchpol_util.h"
+#include "wl.h"
+
+#define AUDIT_FENCE_TEXT "watchlab-evidence-fence="
+#define AUDIT_WAIT_MS 2000
+#define AUDIT_MSG_MAX 8970	/* libaudit's MAX_AUDIT_MESSAGE_LENGTH */
+#define LOG_LINE_ROOM 2048	/* a few of watchpol's log lines */
+
+struct audit_msg {
+	struct nlmsghdr nh;
+	char data[AUDIT_MSG_MAX];
+};
+
+static int audit_send(int fd, unsigned int type, unsigned int seq,
+		      const void *data, size_t len)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct audit_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.nh.nlmsg_len = NLMSG_LENGTH(len);
+	m.nh.nlmsg_type = type;
+	m.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	m.nh.nlmsg_seq = seq;
+	memcpy(NLMSG_DATA(&m.nh), data, len);
+	if (sendto(fd, &m, m.nh.nlmsg_len, 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Keep an LSM denial record (SELinux AVC or Smack) in the window. */
+static void keep_denial(struct wl_evidence *ev, const char *text, size_t len)
+{
+	size_t room = sizeof(ev->audit_text) - 1 - ev->auditlen;
+
+	if (!memmem(text, len, "denied", 6) || len + 1 > room)
+		return;
+	memcpy(ev->audit_text + ev->auditlen, text, len);
+	ev->auditlen += len;
+	ev->audit_text[ev->auditlen++] = '\n';
+	ev->audit_text[ev->auditlen] = '\0';
+}
+
+/*
+ * Read records until the ack of @seq (ack) or our fence @seq came back
+ * (!ack), keeping denials on the way.  0, or a negative errno.
+ */
+static int audit_read_until(struct wl_evidence *ev, unsigned int seq, bool ack)
+{
+	char fence[64];
+	struct audit_msg m;
+
+	snprintf(fence, sizeof(fence), AUDIT_FENCE_TEXT "%u'", seq);
+	for (;;) {
+		struct pollfd p = { .fd = ev->audit, .events = POLLIN };
+		struct nlmsghdr *nh = &m.nh;
+		unsigned int len;
+		ssize_t n;
+
+		if (poll(&p, 1, AUDIT_WAIT_MS) <= 0)
+			return -ETIMEDOUT;
+		n = recv(ev->audit, &m, sizeof(m) - 1, 0);
+		if (n < 0)
+			return -errno;
+		if (n > NLMSG_HDRLEN && nh->nlmsg_type != NLMSG_ERROR) {
+			/*
+			 * A record from kauditd: one per datagram, and its
+			 * nlmsg_len leaves out the header (as auditd expects),
+			 * so the datagram's length says how long the text is.
+			 */
+			const char *text = NLMSG_DATA(nh);
+			size_t tlen = strnlen(text, n - NLMSG_HDRLEN);
+
+			if (!ack && nh->nlmsg_type == AUDIT_USER_AVC &&
+			    memmem(text, tlen, fence, strlen(fence)))
+				return 0;
+			if (nh->nlmsg_type == AUDIT_AVC)
+				keep_denial(ev, text, tlen);
+			continue;
+		}
+		for (len = n; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len)) {
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(nh);
+
+				if (ack && nh->nlmsg_seq == seq)
+					return e->error;
+				if (!ack && nh->nlmsg_seq == seq && e->error)
+					return e->error;
+			}
+		}
+	}
+}
+
+static int audit_set_pid(struct wl_evidence *ev, pid_t pid)
+{
+	struct audit_status s;
+	int err;
+
+	memset(&s, 0, sizeof(s));
+	s.mask = AUDIT_STATUS_PID | (pid ? AUDIT_STATUS_BACKLOG_LIMIT : 0);
+	s.pid = pid;
+	s.backlog_limit = 8192;
+	err = audit_send(ev->audit, AUDIT_SET, ++ev->fences, &s, sizeof(s));
+	return err ? err : audit_read_until(ev, ev->fences, true);
+}
+
+static void take_audit(struct wl_evidence *ev)
+{
+	char text[64];
+	int len, err;
+
+	if (ev->audit < 0)
+		return;
+	len = snprintf(text, sizeof(text), AUDIT_FENCE_TEXT "%u", ++ev->fences);
+	err = audit_send(ev->audit, AUDIT_USER_AVC, ev->fences, text, len + 1);
+	if (!err)
+		err = audit_read_until(ev, ev->fences, false);
+	if (err) {
+		wl_diag("evidence: audit fence: %s; no audit records from here on",
+			strerror(-err));
+		close(ev->audit);
+		ev->audit = -1;
+	}
+}
+
+/* Append watchpol's new decision records (reading consumes them). */
+static void take_log(struct wl_evidence *ev)
+{
+	int fd = open(WP_LOG, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	for (;;) {
+		size_t room = sizeof(ev->log) - 1 - ev->loglen;
+
+		/*
+		 * A read shorter than one record fails (EINVAL) and consumes
+		 * nothing: keep room for a few whole lines, dropping the
+		 * oldest whole lines first (the event is near the end).
+		 */
+		if (room < LOG_LINE_ROOM) {
+			char *cut = memchr(ev->log + sizeof(ev->log) / 2, '\n',
+					   ev->loglen - sizeof(ev->log) / 2);
+			size_t keep = cut ? ev->loglen - (cut + 1 - ev->log) : 0;
+
+			memmove(ev->log, ev->log + ev->loglen - keep, keep);
+			ev->loglen = keep;
+			continue;
+		}
+		n = read(fd, ev->log + ev->loglen, room);
+		if (n <= 0) {
+			if (n < 0)
+				wl_diag("evidence: read %s: %s", WP_LOG, strerror(errno));
+			break;
+		}
+		ev->loglen += n;
+	}
+	ev->log[ev->loglen] = '\0';
+	close(fd);
+}
+
+int wl_evidence_begin(struct wl_evidence *ev)
+{
+	int err;
+
+	ev->fences = 0;
+	ev->loglen = ev->auditlen = 0;
+	ev->log[0] = ev->audit_text[0] = '\0';
+	ev->audit = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (ev->audit < 0 && errno != EPROTONOSUPPORT) {
+		wl_diag("evidence: audit socket: %s", strerror(errno));
+		return -1;
+	}
+	if (ev->audit >= 0) {
+		err = audit_set_pid(ev, getpid());
+		if (err) {
+			wl_diag("evidence: become the audit daemon: %s", strerror(-err));
+			close(ev->audit);
+			ev->audit = -1;
+			return -1;
+		}
+	}
+	/* What came before the window is not this scenario's. */
+	wl_evidence_take(ev);
+	ev->loglen = ev->auditlen = 0;
+	ev->log[0] = ev->audit_text[0] = '\0';
+	return 0;
+}
+
+void wl_evidence_take(struct wl_evidence *ev)
+{
+	take_log(ev);
+	take_audit(ev);
+}
+
+void wl_evidence_end(struct wl_evidence *ev)
+{
+	if (ev->audit < 0)
+		return;
+	audit_set_pid(ev, 0);
+	close(ev->audit);
+	ev->audit = -1;
+}
+
+const char *wl_evidence_type_name(unsigned int watch_type)
+{
+	switch (watch_type) {
+	case WATCH_TYPE_KEY_NOTIFY:
+		return "key";
+	case WATCH_TYPE_MOUNT_NOTIFY:
+		return "mount";
+	case WATCH_TYPE_SB_NOTIFY:
+		return "sb";
+	case WATCH_TYPE_BLOCK_NOTIFY:
+		return "block";
+	case WATCH_TYPE_USB_NOTIFY:
+		return "usb";
+	}
+	return "other";
+}
+
+/* The value of " KEY=" in a watchpol log line, copied to out. */
+static bool field(const char *line, const char *key, char *out, size_t len)
+{
+	char pat[32];
+	const char *p;
+	size_t n;
+
+	/* Every key but the first (seq=) follows a blank. */
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(line, pat);
+	if (!p)
+		return false;
+	p += strlen(pat);
+	n = strcspn(p, " \n");
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return true;
+}
+
+struct log_tally {
+	unsigned int allowed, refused;
+};
+
+/* Count watchpol's decisions on @hook (and, for posts, type and subtype). */
+static struct log_tally tally(const struct wl_evidence *ev, bool post,
+			      const char *type, unsigned int subtype)
+{
+	struct log_tally t = { 0 };
+	char sub[12];
+
+	snprintf(sub, sizeof(sub), "%u", subtype);
+	for (const char *line = ev->log; *line; ) {
+		const char *nl = strchr(line, '\n');
+		char l[512], hook[32], ty[16], st[12], result[8];
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+
+		snprintf(l, sizeof(l), "%.*s", (int)n, line);
+		line += n + (nl ? 1 : 0);
+		if (!field(l, "hook", hook, sizeof(hook)) ||
+		    !field(l, "result", result, sizeof(result)))
+			continue;
+		if (post != (strcmp(hook, "post_notification") == 0))
+			continue;
+		if (post && (!field(l, "type", ty, sizeof(ty)) || strcmp(ty, type) ||
+			     !field(l, "subtype", st, sizeof(st)) || strcmp(st, sub)))
+			continue;
+		if (strcmp(result, "deny") == 0)
+			t.refused++;
+		else
+			t.allowed++;
+	}
+	return t;
+}
+
+/* Which major LSM recorded a denial of @what ("watch" or "post"). */
+static const char *lsm_denial(const struct wl_evidence *ev, bool post)
+{
+	for (const char *line = ev->audit_text; *line; ) {
+		const char *nl = strchr(line, '\n');
+		char l[1024];
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+
+		snprintf(l, sizeof(l), "%.*s", (int)n, line);
+		line += n + (nl ? 1 : 0);
+		if (strstr(l, "lsm=SMACK") && strstr(l, "action=denied")) {
+			if (post == (strstr(l, "fn=smack_post_notification") != NULL))
+				return "smack";
+		} else if (!post && strstr(l, "avc:  denied")) {
+			return "selinux";
+		}
+	}
+	return NULL;
+}
+
+bool wl_evidence_blocked(const struct wl_evidence *ev, int watch_err,
+			 const char *type, unsigned int subtype,
+			 char *buf, size_t len)
+{
+	struct log_tally t;
+	const char *who;
+
+	if (watch_err) {
+		t = tally(ev, false, NULL, 0);
+		who = t.refused ? "watchpol" : lsm_denial(ev, false);
+		snprintf(buf, len, "watch:%s", who ? who : "kernel");
+		return true;
+	}
+	t = tally(ev, true, type, subtype);
+	if (t.refused) {
+		snprintf(buf, len, "post:watchpol");
+		return true;
+	}
+	who = lsm_denial(ev, true);
+	if (who) {
+		snprintf(buf, len, "post:%s", who);
+		return true;
+	}
+	if (!t.allowed) {
+		snprintf(buf, len, "not-posted");
+		return true;
+	}
+	snprintf(buf, len, "unexplained: %u post(s) of %s/%u allowed by every LSM, none delivered",
+		 t.allowed, type, subtype);
+	return false;
+}

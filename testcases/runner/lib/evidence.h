@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * evidence.h - who refused an event: the records the LSMs emit while a
+ * scenario runs, read back and matched to the scenario's event.
+ *
+ * A blocked cell is only evidence when it says where the event stopped:
+ *   watch:<who>  the watch was refused (who: watchpol, selinux, smack, or
+ *                kernel when no LSM recorded a denial: the kernel's own
+ *                permission check, which runs before the LSM hooks)
+ *   post:<who>   the event was posted and refused (watchpol, smack)
+ *   not-posted   no post of the event reached the LSM hook at all
+ * Sources: watchpol's decision log (every watch and post decision it made,
+ * including "allow" under model none), and audit records (SELinux AVC and
+ * Smack denials), read by becoming the audit daemon for the window.
+ */
+#ifndef WL_EVIDENCE_H
+#define WL_EVIDENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define WL_EVIDENCE_TEXT 32768
+
+struct wl_evidence {
+	int audit;			/* NETLINK_AUDIT socket (we are auditd), or -1 */
+	unsigned int fences;		/* audit fence markers sent */
+	size_t loglen, auditlen;
+	char log[WL_EVIDENCE_TEXT];	/* watchpol decision records, in order */
+	char audit_text[WL_EVIDENCE_TEXT / 4];	/* LSM denial records */
+};
+
+/*
+ * Open the window: forget older watchpol records and register as the audit
+ * daemon (a kernel without audit leaves ev->audit at -1).  0 or -1.
+ */
+int wl_evidence_begin(struct wl_evidence *ev);
+
+/* Add the records emitted since the last call to the window. */
+void wl_evidence_take(struct wl_evidence *ev);
+
+/* Close the window: stop being the audit daemon. */
+void wl_evidence_end(struct wl_evidence *ev);
+
+/*
+ * Where a blocked event stopped, as "watch:WHO", "post:WHO" or
+ * "not-posted", written to buf.  @watch_err is the errno of a refused
+ * watch (0: the watch was set); @type is watchpol's name for the watch type
+ * ("key", "mount", "sb", "block", "usb") and @subtype the record's subtype.
+ * Returns false (buf explains) when the records contradict "blocked": the
+ * event was posted and every LSM allowed it.
+ */
+bool wl_evidence_blocked(const struct wl_evidence *ev, int watch_err,
+			 const char *type, unsigned int subtype,
+			 char *buf, size_t len);
+
+/* watchpol's name for a WATCH_TYPE_* value ("other" if unknown). */
+const char *wl_evidence_type_name(unsigned int watch_type);
+
+#endif /* WL_EVIDENCE_H */
