@@ -7,8 +7,8 @@
  * they report no matrix cells: the scenarios do that for the runner's models.
  *
  * suite_watchpol_lock locks the policy until reboot, so it must be the
- * last suite of a boot that loads policies (suites.c lists it after them;
- * the benchmark, suite_watchpol_bench.c, before it).
+ * last suite of a boot that loads policies (its stage, WL_STAGE_LOCK, puts
+ * it after every suite that loads one, the benchmark included).
  *
  * Every test leaves the policy it found in force.
  */
