@@ -8,7 +8,8 @@
 #   scenarios  - testcases/scenarios/ parses (at least 60 scenarios) and
 #                malformed scenario files fail with their file and line
 #   entry      - every make goal installs the packages before any rule runs
-#   runner     - every suite file of the in-guest runner registers a suite
+#   runner     - every suite file of the in-guest runner registers a suite, and
+#                each layer includes only its own and lower layers' headers
 #   syscalls   - the watch syscalls' numbers agree across the tree's tables
 #                and the installed UAPI headers, and clash with no mainline
 #                syscall (harness/syscall-numbers.sh)
@@ -214,6 +215,29 @@ for f in testcases/runner/suites/*.c; do
 		result 1 "registers_a_suite:${f##*/}"
 	else
 		result 0 "registers_a_suite:${f##*/}" "$f defines no suite (WL_SUITE(name, tests) at the end)"
+	fi
+done
+# Layers, lowest first: core, lib, scenario, suites.  A file includes only
+# headers of its own layer or lower ones (wl_lists.h is generated for all).
+layers="core lib scenario suites"
+allowed=""
+for layer in $layers; do
+	allowed+=" $layer"
+	bad=""
+	for f in testcases/runner/"$layer"/*.[ch]; do
+		while read -r h; do
+			[ "$h" = wl_lists.h ] && continue
+			found=0
+			for l in $allowed; do
+				[ -f "testcases/runner/$l/$h" ] && found=1
+			done
+			[ "$found" = 1 ] || bad+="${f#testcases/runner/} includes $h"$'\n'
+		done < <(sed -n 's/^#include "\(.*\)"/\1/p' "$f")
+	done
+	if [ -z "$bad" ]; then
+		result 1 "includes_point_down:$layer"
+	else
+		result 0 "includes_point_down:$layer" "${bad%$'\n'}"
 	fi
 done
 end runner

@@ -16,14 +16,12 @@
 #include <unistd.h>
 
 #include "ktap.h"
-#include "label.h"
-#include "request_key.h"
 #include "registry.h"
 #include "wl.h"
 #include "wl_lists.h"
 
 #define WL_TEST_TIMEOUT_S 300
-#define WATCHPOL_POLICY "/sys/kernel/security/watchpol/policy"
+#define WATCHPOL_POLICY WL_WATCHPOL_DIR "/policy"
 
 static const char *const models[] = { WL_MODELS };
 
@@ -119,28 +117,6 @@ static bool selected(const struct wl_suite *s, int argc, char **argv)
 	return false;
 }
 
-/* Append a file to buf at *len; a missing optional file adds nothing. */
-static bool append_file(const char *path, bool optional, char *buf, size_t *len, size_t cap)
-{
-	int in = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (in < 0) {
-		if (optional && errno == ENOENT)
-			return true;
-		wl_diag("open %s: %s", path, strerror(errno));
-		return false;
-	}
-	n = read(in, buf + *len, cap - *len);
-	close(in);
-	if (n < 0 || (size_t)n == cap - *len) {
-		wl_diag("read %s: %s", path, n < 0 ? strerror(errno) : "too long");
-		return false;
-	}
-	*len += n;
-	return true;
-}
-
 /*
  * Load /etc/watchlab/watchpol/<model>.policy, followed by this profile's
  * label rules (rules-<profile>.policy, when the profile has labels) and
@@ -149,33 +125,30 @@ static bool append_file(const char *path, bool optional, char *buf, size_t *len,
 static bool load_model(const char *model)
 {
 	char path[128], rules[128], buf[8192];
-	size_t len = 0;
-	ssize_t w;
-	int out;
+	ssize_t n, m;
 
 	if (wl_listing())
 		return true;
 
 	snprintf(path, sizeof(path), "/etc/watchlab/watchpol/%s.policy", model);
 	snprintf(rules, sizeof(rules), "/etc/watchlab/watchpol/rules-%s.policy", wl_profile());
-	if (!append_file(path, false, buf, &len, sizeof(buf)) ||
-	    !append_file(rules, true, buf, &len, sizeof(buf)))
+	n = wl_read_file(path, buf, sizeof(buf));
+	if (n < 0)
 		return false;
-	/* The end line completes the policy (lsm/README.md). */
-	if (len + 5 > sizeof(buf))
-		return false;
-	len += snprintf(buf + len, sizeof(buf) - len, "\nend\n");
-	out = open(WATCHPOL_POLICY, O_WRONLY | O_CLOEXEC);
-	if (out < 0) {
-		wl_diag("open %s: %s", WATCHPOL_POLICY, strerror(errno));
+	m = wl_try_read(rules, buf + n, sizeof(buf) - n);
+	if (m < 0 && errno != ENOENT) {
+		wl_diag("read %s: %s", rules, strerror(errno));
 		return false;
 	}
-	w = write(out, buf, len);
-	if (close(out) && w == (ssize_t)len)
-		w = -1;
-	if (w != (ssize_t)len) {
-		wl_diag("load %s into %s: %s", path, WATCHPOL_POLICY,
-			w < 0 ? strerror(errno) : "short write");
+	n += m > 0 ? m : 0;
+	/* The end line completes the policy (lsm/README.md). */
+	if ((size_t)n + sizeof("\nend\n") > sizeof(buf)) {
+		wl_diag("%s and %s: longer than %zu bytes", path, rules, sizeof(buf) - 6);
+		return false;
+	}
+	n += snprintf(buf + n, sizeof(buf) - n, "\nend\n");
+	if (wl_try_write(WATCHPOL_POLICY, buf, n)) {
+		wl_diag("load %s into %s: %s", path, WATCHPOL_POLICY, strerror(errno));
 		return false;
 	}
 	return setenv("WATCHLAB_MODEL", model, 1) == 0;
@@ -211,11 +184,6 @@ static bool run_suite(const struct wl_suite *s, const struct wl_variant *v, unsi
 	return ok;
 }
 
-static bool have_watchpol(void)
-{
-	return wl_boot_has_lsm("watchpol");
-}
-
 /*
  * Whether a model-axis suite runs under this model in this boot.  The debug
  * boot (about 50x slower) checks memory and locking, not policy outcomes,
@@ -242,7 +210,7 @@ static size_t variants_of(const struct wl_suite *s, struct wl_variant *v)
 		v[n++].transport = WL_TRANSPORT_RING;
 		return n;
 	case WL_AXIS_MODEL:
-		if (!have_watchpol())
+		if (!wl_have_watchpol())
 			return 1;
 		for (size_t m = 0; m < WL_ARRAY_SIZE(models); m++) {
 			if (!model_runs(m))
@@ -303,10 +271,11 @@ int main(int argc, char **argv)
 	unsigned int nsel = 0, num = 0;
 	size_t nsuites;
 	const struct wl_suite *const *suites = wl_suites(&nsuites);
+	int (*program)(int, char **) = wl_program(basename(argv[0]));
 	bool ok = true;
 
-	if (strcmp(basename(argv[0]), "request-key") == 0)
-		return wl_request_key_upcall(argc, argv);
+	if (program)
+		return program(argc, argv);
 	/* KTAP goes to the console; a test's own stdout must not buffer. */
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc > 1 && strcmp(argv[1], "--list") == 0) {
@@ -314,8 +283,8 @@ int main(int argc, char **argv)
 		argv[1] = argv[0];
 		argv++;
 		argc--;
-	} else if (wl_label_settle()) {
-		ktap_line("# watchlab: could not settle the runner's SELinux SID");
+	} else {
+		wl_run_inits();
 	}
 	for (int a = 1; a < argc; a++) {
 		size_t i;

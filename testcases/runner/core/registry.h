@@ -17,4 +17,10 @@ void wl_register_suite(const struct wl_suite *s);
 /* The registered suites in the order they run (sorted on first call). */
 const struct wl_suite *const *wl_suites(size_t *n);
 
+/* The program registered as name, or NULL. */
+int (*wl_program(const char *name))(int argc, char **argv);
+
+/* Run the registered init work, in registration order. */
+void wl_run_inits(void);
+
 #endif /* WL_REGISTRY_H */

@@ -98,13 +98,24 @@ const char *wl_cmdline(const char *key, char *buf, size_t len)
 	return cmdline_value(key, buf, len);
 }
 
+/* From the boot's command line, as every .applies: suite_boot checks the kernel agrees. */
+bool wl_have_watchpol(void)
+{
+	return wl_boot_has_lsm("watchpol");
+}
+
 const char *wl_model(void)
 {
 	const char *m = getenv("WATCHLAB_MODEL");
 
-	if (access("/sys/kernel/security/watchpol", F_OK))
+	if (!wl_have_watchpol())
 		return "off";
 	return m ? m : "none";
+}
+
+int wl_slow_ms(int ms)
+{
+	return wl_debug_kernel() ? ms * 10 : ms;
 }
 
 unsigned long wl_scale(unsigned long count)
@@ -114,12 +125,22 @@ unsigned long wl_scale(unsigned long count)
 	return count / 20 ? count / 20 : 1;
 }
 
-double wl_now_s(void)
+uint64_t wl_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+long wl_now_ms(void)
+{
+	return wl_now_ns() / 1000000;
+}
+
+double wl_now_s(void)
+{
+	return wl_now_ns() / 1e9;
 }
 
 void wl_diag(const char *fmt, ...)
@@ -151,28 +172,10 @@ struct wl_creds wl_user(uid_t uid)
 	return c;
 }
 
-static int set_label(const char *label)
-{
-	size_t len = strlen(label);
-	int fd = open("/proc/self/attr/current", O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		wl_diag("open /proc/self/attr/current: %s", strerror(errno));
-		return -1;
-	}
-	if (write(fd, label, len) != (ssize_t)len) {
-		wl_diag("set label %s: %s", label, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 int wl_drop_creds(const struct wl_creds *c)
 {
 	/* The label first: changing it needs privileges the uid switch drops. */
-	if (c->label && set_label(c->label))
+	if (c->label && wl_write_file("/proc/self/attr/current", c->label))
 		return -1;
 	if (setgroups(c->ngroups, c->groups)) {
 		wl_diag("setgroups(%zu): %s", c->ngroups, strerror(errno));
@@ -190,9 +193,8 @@ int wl_drop_creds(const struct wl_creds *c)
 	return 0;
 }
 
-int wl_run_as(const struct wl_creds *c, int (*fn)(void *), void *arg)
+pid_t wl_spawn(int (*fn)(void *), void *arg)
 {
-	int status;
 	pid_t pid;
 
 	fflush(NULL);
@@ -201,22 +203,51 @@ int wl_run_as(const struct wl_creds *c, int (*fn)(void *), void *arg)
 		wl_diag("fork: %s", strerror(errno));
 		return -1;
 	}
-	if (pid == 0) {
-		if (wl_drop_creds(c))
-			_exit(125);
+	if (pid == 0)
 		_exit(fn(arg));
-	}
+	return pid;
+}
+
+int wl_reap(pid_t pid, const char *what)
+{
+	int status;
+
 	if (waitpid(pid, &status, 0) != pid) {
-		wl_diag("waitpid: %s", strerror(errno));
+		wl_diag("waitpid for %s: %s", what, strerror(errno));
 		return -1;
 	}
 	if (WIFSIGNALED(status)) {
-		wl_diag("child as uid %u killed by signal %d", c->uid, WTERMSIG(status));
+		wl_diag("%s killed by signal %d", what, WTERMSIG(status));
 		return -1;
 	}
-	if (WEXITSTATUS(status) == 125)
+	if (WEXITSTATUS(status) == WL_EXIT_NO_CREDS) {
+		wl_diag("%s could not switch label or credentials", what);
 		return -1;
+	}
 	return WEXITSTATUS(status);
+}
+
+struct run_as {
+	const struct wl_creds *c;
+	int (*fn)(void *);
+	void *arg;
+};
+
+static int run_as_child(void *p)
+{
+	const struct run_as *r = p;
+
+	return wl_drop_creds(r->c) ? WL_EXIT_NO_CREDS : r->fn(r->arg);
+}
+
+int wl_run_as(const struct wl_creds *c, int (*fn)(void *), void *arg)
+{
+	struct run_as r = { c, fn, arg };
+	pid_t pid = wl_spawn(run_as_child, &r);
+	char what[48];
+
+	snprintf(what, sizeof(what), "child as uid %u", c->uid);
+	return pid < 0 ? -1 : wl_reap(pid, what);
 }
 
 int wl_set_caps(uint64_t caps)

@@ -78,6 +78,16 @@ struct wl_dynamic {
 void wl_register_suite(const struct wl_suite *s);
 
 /*
+ * What the layers above core add to the entry point, from a constructor
+ * (WL_REGISTER): another program in the same binary, chosen by argv[0]'s
+ * basename (request-key: lib/request_key.c), and work to do once before
+ * the first suite (a failure is a KTAP diagnostic, the run goes on).
+ */
+void wl_register_program(const char *name, int (*main)(int argc, char **argv));
+void wl_register_init(const char *what, int (*fn)(void));
+#define WL_REGISTER(fn) __attribute__((constructor)) static void fn(void)
+
+/*
  * Define and register a suite: its name, then any other fields, e.g.
  * WL_SUITE_DEFINE(suite_x, .tests = t, .ntests = 3, .stage = WL_STAGE_LAST).
  * Registration runs before main(), as kselftest_harness.h's TEST() does.
@@ -120,10 +130,15 @@ bool wl_boot_has_lsm(const char *lsm);
 /* True in the debug-kernel boot: size loops down there (about 50x slower). */
 bool wl_debug_kernel(void);
 
+/* A time limit for this boot: ms, ten times that in the debug boot. */
+int wl_slow_ms(int ms);
+
 /* Scale an iteration count for this boot (count / 20 in the debug boot, at least 1). */
 unsigned long wl_scale(unsigned long count);
-/* CLOCK_MONOTONIC in seconds. */
+/* CLOCK_MONOTONIC in seconds, and in milliseconds and nanoseconds. */
 double wl_now_s(void);
+long wl_now_ms(void);
+uint64_t wl_now_ns(void);
 
 /* The profile this boot runs (plain, selinux, smack), from watchlab.profile=. */
 const char *wl_profile(void);
@@ -133,6 +148,30 @@ const char *wl_profile(void);
  * kernel has no watchpol, else the model the runner switched to.
  */
 const char *wl_model(void);
+
+/*
+ * Small files (io.c).  wl_write_file: the whole text in one write(2);
+ * wl_read_file: up to size - 1 bytes, NUL-terminated, its length.  Both
+ * return -1 with errno set and a diagnostic; the wl_try_ forms say nothing,
+ * for a test that expects the failure.  A short write fails with EIO.
+ */
+int wl_write_file(const char *path, const char *text);
+int wl_try_write(const char *path, const void *buf, size_t len);
+ssize_t wl_read_file(const char *path, char *buf, size_t size);
+ssize_t wl_try_read(const char *path, char *buf, size_t size);
+
+/* system(cmd): 0, or -1 with a diagnostic naming the command. */
+int wl_sh(const char *cmd);
+
+/*
+ * 0 if r is -1 with errno want (want 0: r is not negative); else -1 with a
+ * diagnostic naming what.
+ */
+int wl_want_errno(const char *what, long r, int want);
+
+/* True when the kernel runs watchpol (its securityfs directory exists). */
+bool wl_have_watchpol(void);
+#define WL_WATCHPOL_DIR "/sys/kernel/security/watchpol"
 
 /* KTAP diagnostics: one "# ..." line, safe to call from child processes. */
 void wl_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -181,6 +220,15 @@ struct wl_creds wl_user(uid_t uid);
  */
 int wl_run_as(const struct wl_creds *creds, int (*fn)(void *), void *arg);
 
+/*
+ * Fork a child that runs fn(arg) and exits with its return; the pid, or -1
+ * (diagnosed).  Reap it: its exit status, or -1 (diagnosed) if it died of
+ * a signal or exited WL_EXIT_NO_CREDS (it could not become what it had to).
+ */
+#define WL_EXIT_NO_CREDS 125
+pid_t wl_spawn(int (*fn)(void *), void *arg);
+int wl_reap(pid_t pid, const char *what);
+
 /* Switch the calling process to creds (setgroups/setresgid/setresuid/label). */
 int wl_drop_creds(const struct wl_creds *creds);
 
@@ -223,6 +271,12 @@ struct wl_record {
  * Returns 1 with *rec filled, 0 on timeout, -1 on error (with a diagnostic).
  */
 int wl_wq_read(int fd, struct wl_record *rec, int timeout_ms);
+
+/*
+ * No record at all within timeout_ms: 0, or -1 with a diagnostic naming
+ * the record that came after what.
+ */
+int wl_wq_expect_none(int fd, const char *after, int timeout_ms);
 
 /* Wait up to timeout_ms for a record of (type, subtype); skips others. */
 int wl_wq_expect(int fd, unsigned int type, unsigned int subtype,

@@ -27,42 +27,10 @@ long wl_watch_devices(int fd, int watch_id, unsigned int flags)
 	return syscall(__NR_watch_devices, fd, watch_id, flags);
 }
 
-int wl_dev_write(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0) {
-		wl_diag("open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	n = write(fd, val, strlen(val));
-	if (n != (ssize_t)strlen(val)) {
-		wl_diag("write '%s' to %s: %s", val, path,
-			n < 0 ? strerror(errno) : "short write");
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 int wl_dev_read(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0) {
-		wl_diag("open %s: %s", path, strerror(errno));
+	if (wl_read_file(path, buf, len) < 0)
 		return -1;
-	}
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0) {
-		wl_diag("read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	buf[n] = 0;
 	buf[strcspn(buf, "\n")] = 0;
 	return 0;
 }
@@ -78,7 +46,7 @@ int wl_nullb_create(unsigned int irqmode, struct nullb *nb)
 		return -1;
 	}
 	if (access(NULLB_DIR, F_OK) == 0) {
-		wl_dev_write(NULLB_DIR "/power", "0");
+		wl_write_file(NULLB_DIR "/power", "0");
 		rmdir(NULLB_DIR);
 	}
 	if (mkdir(NULLB_DIR, 0755)) {
@@ -87,10 +55,10 @@ int wl_nullb_create(unsigned int irqmode, struct nullb *nb)
 	}
 	snprintf(val, sizeof(val), "%u", irqmode);
 	snprintf(bad, sizeof(bad), "+%u-%u", BAD_SECTOR, BAD_SECTOR + BAD_SECTORS - 1);
-	if (wl_dev_write(NULLB_DIR "/size", "16") ||
-	    wl_dev_write(NULLB_DIR "/irqmode", val) ||
-	    wl_dev_write(NULLB_DIR "/badblocks", bad) ||
-	    wl_dev_write(NULLB_DIR "/power", "1") ||
+	if (wl_write_file(NULLB_DIR "/size", "16") ||
+	    wl_write_file(NULLB_DIR "/irqmode", val) ||
+	    wl_write_file(NULLB_DIR "/badblocks", bad) ||
+	    wl_write_file(NULLB_DIR "/power", "1") ||
 	    wl_dev_read(NULLB_DIR "/index", val, sizeof(val)))
 		return -1;
 	/* 6.12 names a configfs-made disk after its directory. */
@@ -105,7 +73,7 @@ int wl_nullb_create(unsigned int irqmode, struct nullb *nb)
 
 void wl_nullb_destroy(void)
 {
-	wl_dev_write(NULLB_DIR "/power", "0");
+	wl_write_file(NULLB_DIR "/power", "0");
 	rmdir(NULLB_DIR);
 }
 
@@ -187,7 +155,7 @@ int wl_usb_port_disable(const struct usbdev *u, const char *val)
 	char path[PATH_MAX + 16];
 
 	snprintf(path, sizeof(path), "%s/disable", u->port);
-	return wl_dev_write(path, val);
+	return wl_write_file(path, val);
 }
 
 int wl_usb_reset(const struct usbdev *u)
@@ -220,8 +188,8 @@ int wl_usb_hub_rebind(const struct usbdev *u)
 	slash = strrchr(hub, '/');
 	if (!slash)
 		return -1;
-	return wl_dev_write("/sys/bus/usb/drivers/hub/unbind", slash + 1) ||
-	       wl_dev_write("/sys/bus/usb/drivers/hub/bind", slash + 1) ? -1 : 0;
+	return wl_write_file("/sys/bus/usb/drivers/hub/unbind", slash + 1) ||
+	       wl_write_file("/sys/bus/usb/drivers/hub/bind", slash + 1) ? -1 : 0;
 }
 
 int wl_usb_stall(const struct usbdev *u)

@@ -32,8 +32,7 @@ struct usbdev {
 };
 
 long wl_watch_devices(int fd, int watch_id, unsigned int flags);
-/* Write or read (first line) a sysfs/configfs attribute; -1 diagnosed. */
-int wl_dev_write(const char *path, const char *val);
+/* Read the first line of a sysfs/configfs attribute; 0, or -1 diagnosed. */
 int wl_dev_read(const char *path, char *buf, size_t len);
 /* A null_blk disk (irqmode 0: completion in the task) failing BAD_SECTOR... */
 int wl_nullb_create(unsigned int irqmode, struct nullb *nb);

@@ -8,26 +8,55 @@
 #include "fdpass.h"
 #include "wl.h"
 
-int wl_send_fd(int sock, int fd)
+/* Room for one SCM_RIGHTS fd, aligned as a cmsghdr. */
+union fd_cmsg {
+	struct cmsghdr h;
+	char buf[CMSG_SPACE(sizeof(int))];
+};
+
+int wl_sendmsg_fd(int sock, const void *data, size_t len, int fd)
 {
-	char data = 'F';
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
+	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	union fd_cmsg u;
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+}
+
+ssize_t wl_recvmsg_fd(int sock, void *data, size_t len, int *fd)
+{
+	struct iovec iov = { .iov_base = data, .iov_len = len };
+	union fd_cmsg u;
 	struct msghdr msg = {
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
 	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	struct cmsghdr *c;
+	ssize_t n;
 
-	memset(&u, 0, sizeof(u));
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	if (sendmsg(sock, &msg, 0) != 1) {
+	*fd = -1;
+	n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (c && c->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return n;
+}
+
+int wl_send_fd(int sock, int fd)
+{
+	if (wl_sendmsg_fd(sock, "F", 1, fd)) {
 		wl_diag("sendmsg(SCM_RIGHTS): %s", strerror(errno));
 		return -1;
 	}
@@ -37,27 +66,13 @@ int wl_send_fd(int sock, int fd)
 int wl_recv_fd(int sock)
 {
 	char data;
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c;
 	int fd;
 
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1) {
+	if (wl_recvmsg_fd(sock, &data, 1, &fd) != 1) {
 		wl_diag("recvmsg: %s", strerror(errno));
 		return -1;
 	}
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS) {
+	if (fd < 0)
 		wl_diag("recvmsg: no SCM_RIGHTS");
-		return -1;
-	}
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	return fd;
 }

@@ -91,29 +91,15 @@ int wl_label_lookup(const char *abstract_name, char *buf, size_t len)
 
 static int smack_set_current(const char *label)
 {
-	static const char path[] = "/proc/self/attr/smack/current";
-	size_t n = strlen(label);
-	int fd, saved;
-	ssize_t w;
+	return wl_write_file("/proc/self/attr/smack/current", label);
+}
 
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		saved = errno;
-		wl_diag("open %s: %s", path, strerror(saved));
-		errno = saved;
-		return -1;
-	}
-	w = write(fd, label, n);
-	saved = errno;
-	close(fd);
-	if (w != (ssize_t)n) {
-		if (w >= 0)
-			saved = EIO;
-		wl_diag("write \"%s\" to %s: %s", label, path, strerror(saved));
-		errno = saved;
-		return -1;
-	}
-	return 0;
+int wl_smack_rule(const char *subj, const char *obj, const char *access)
+{
+	char rule[128];
+
+	snprintf(rule, sizeof(rule), "%s %s %s", subj, obj, access);
+	return wl_write_file(WL_SMACK_LOAD2, rule);
 }
 
 /*
@@ -188,4 +174,9 @@ int wl_label_settle(void)
 		return -1;
 	}
 	return 0;
+}
+
+WL_REGISTER(register_label_settle)
+{
+	wl_register_init("settle the runner's SELinux SID", wl_label_settle);
 }

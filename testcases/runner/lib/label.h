@@ -58,4 +58,8 @@ int wl_label_current(char *buf, size_t len);
  */
 int wl_label_settle(void);
 
+/* Load the Smack rule "subj obj access" (until reboot); 0 or -1 (diagnosed). */
+#define WL_SMACK_LOAD2 "/sys/fs/smackfs/load2"
+int wl_smack_rule(const char *subj, const char *obj, const char *access);
+
 #endif /* WL_LABEL_H */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "request_key.h"
+#include "wl.h"
 
 /* The upcall has no stdout: say why it gave up where the runner looks. */
 static int give_up(key_serial_t key, const char *what)
@@ -33,7 +34,7 @@ static int give_up(key_serial_t key, const char *what)
 	return 1;
 }
 
-int wl_request_key_upcall(int argc, char **argv)
+static int request_key_upcall(int argc, char **argv)
 {
 	key_serial_t key;
 	char buf[16];
@@ -61,4 +62,10 @@ int wl_request_key_upcall(int argc, char **argv)
 	if (keyctl_instantiate(key, "instantiated", 12, 0))
 		return give_up(key, "instantiate");
 	return 0;
+}
+
+/* The kernel runs /sbin/request-key, a link to wlrun. */
+WL_REGISTER(register_request_key)
+{
+	wl_register_program("request-key", request_key_upcall);
 }

@@ -13,7 +13,8 @@
 /* Why the upcall gave up, for the runner's diagnostics (it has no stdout). */
 #define WL_UPCALL_LOG "/tmp/wls/upcall.log"
 
-/* main() when run as request-key: "create KEY UID GID TRING PRING SRING". */
-int wl_request_key_upcall(int argc, char **argv);
-
+/*
+ * wlrun run as request-key ("create KEY UID GID TRING PRING SRING") is the
+ * upcall of request_key.c, registered with the entry point.
+ */
 #endif /* WL_REQUEST_KEY_H */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vfs_util.h - helpers for the mount and superblock suites: the
- * watch_mount/watch_sb system calls, mount ids, private tmpfs mounts and
- * errno checks.
+ * watch_mount/watch_sb system calls, mount ids and private tmpfs mounts.
  */
 #ifndef WL_VFS_UTIL_H
 #define WL_VFS_UTIL_H
@@ -22,6 +21,9 @@
 #if !defined(__NR_watch_mount) || !defined(__NR_watch_sb)
 #error "build against the patched kernel's UAPI headers (make guest)"
 #endif
+/* The __fput() creds switch (kernel-patches 0001): 1 on, 0 off. */
+#define WL_FPUT_SYSCTL "/proc/sys/fs/fput_creds"
+
 #ifndef STATX_MNT_ID
 #define STATX_MNT_ID 0x00001000U
 #endif
@@ -45,6 +47,31 @@ static inline long wl_watch_sb(int dfd, const char *path, unsigned int at_flags,
 			       int watch_fd, int watch_id)
 {
 	return syscall(__NR_watch_sb, dfd, path, at_flags, watch_fd, watch_id);
+}
+
+/* One bad call of watch_mount() or watch_sb() and the errno it must fail with. */
+struct wl_vfs_bad_call {
+	const char *what;
+	int dfd;
+	const char *path;
+	unsigned int flags;
+	int wfd, id, err;
+};
+
+typedef long (*wl_vfs_watch_fn)(int dfd, const char *path, unsigned int at_flags,
+				int watch_fd, int watch_id);
+
+/* Make each call; 0 if all failed as they must, else 1 (each diagnosed). */
+static inline int wl_vfs_bad_calls(wl_vfs_watch_fn call, const struct wl_vfs_bad_call *c,
+				   size_t n)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (wl_want_errno(c[i].what, call(c[i].dfd, c[i].path, c[i].flags, c[i].wfd,
+						  c[i].id), c[i].err))
+			bad = 1;
+	return bad;
 }
 
 /* The mountinfo ID (unique = false) or the 64-bit unique ID of a path's mount. */
@@ -80,19 +107,6 @@ static inline int wl_tmpfs(const char *path, const char *data)
 	}
 	if (mount(NULL, path, NULL, MS_PRIVATE, NULL)) {
 		wl_diag("make %s private: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* Check that a call failed with the expected errno. */
-static inline int wl_want_errno(const char *what, long r, int want)
-{
-	int err = errno;
-
-	if (r != -1 || err != want) {
-		wl_diag("%s: returned %ld (%s), want %s", what, r,
-			r == -1 ? strerror(err) : "success", strerror(want));
 		return -1;
 	}
 	return 0;

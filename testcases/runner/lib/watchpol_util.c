@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * watchpol_util.c - read and write watchpol's securityfs files; save and
- * restore the policy in force around a test that sets its own.
+ * watchpol_util.c - write watchpol's securityfs files, read its decision
+ * log; save and restore the policy in force around a test that sets its own.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,42 +13,9 @@
 #include "watchpol_util.h"
 #include "wl.h"
 
-ssize_t wp_read_all(const char *path, char *buf, size_t size)
-{
-	size_t len = 0;
-	ssize_t n = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	if (n < 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return len;
-}
-
 int wp_write_one(const char *path, const char *text, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int e;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, len);
-	e = errno;
-	close(fd);
-	if (n < 0)
-		return -e;
-	return n == (ssize_t)len ? 0 : -EIO;
+	return wl_try_write(path, text, len) ? -errno : 0;
 }
 
 /* Does the last statement of the text, if any, start with "end"? */
@@ -124,8 +91,7 @@ char *wp_read_policy(void)
 
 	if (!buf)
 		return NULL;
-	if (wp_read_all(WP_POLICY, buf, WP_MAX_TEXT * 4 + 1) < 0) {
-		wl_diag("read %s: %s", WP_POLICY, strerror(errno));
+	if (wl_read_file(WP_POLICY, buf, WP_MAX_TEXT * 4 + 1) < 0) {
 		free(buf);
 		return NULL;
 	}
@@ -155,8 +121,37 @@ bool wp_restore_policy(void)
 	return r == 0;
 }
 
-/* From the boot's command line: suite_boot checks the kernel agrees. */
-bool watchpol_present(void)
+char *wp_drain_log(void)
 {
-	return wl_boot_has_lsm("watchpol");
+	size_t size = 1 << 20, len = 0;
+	char *buf = malloc(size);
+	ssize_t n;
+	int fd;
+
+	if (!buf)
+		return NULL;
+	fd = open(WP_LOG, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		wl_diag("open %s: %s", WP_LOG, strerror(errno));
+		free(buf);
+		return NULL;
+	}
+	while ((n = read(fd, buf + len, size - 1 - len)) > 0) {
+		len += n;
+		if (len > (4 << 20))
+			break;
+		if (size - 1 - len < 4096) {
+			char *nb = realloc(buf, size * 2);
+
+			if (!nb)
+				break;
+			buf = nb;
+			size *= 2;
+		}
+	}
+	if (n < 0)
+		wl_diag("read %s: %s", WP_LOG, strerror(errno));
+	close(fd);
+	buf[len] = '\0';
+	return buf;
 }

@@ -10,16 +10,15 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define WP_DIR "/sys/kernel/security/watchpol"
+#include "wl.h"
+
+#define WP_DIR WL_WATCHPOL_DIR
 #define WP_POLICY WP_DIR "/policy"
 #define WP_STATS WP_DIR "/stats"
 #define WP_LOG WP_DIR "/log"
 #define WP_LOCK WP_DIR "/lock"
 
 #define WP_MAX_TEXT 65536
-
-/* Read a whole file, NUL-terminated; its length, or -1 with errno set. */
-ssize_t wp_read_all(const char *path, char *buf, size_t size);
 
 /* One write(2) of the whole text; 0 or -errno (-EIO for a short write). */
 int wp_write_one(const char *path, const char *text, size_t len);
@@ -43,7 +42,10 @@ char *wp_read_policy(void);
 bool wp_save_policy(void);
 bool wp_restore_policy(void);
 
-/* True when the kernel runs watchpol (its securityfs directory exists). */
-bool watchpol_present(void);
+/*
+ * Read (and so consume) the decision log, up to 4 MiB: under an event
+ * storm it never runs dry.  A malloc'd string, or NULL (diagnosed).
+ */
+char *wp_drain_log(void);
 
 #endif /* WL_WATCHPOL_UTIL_H */

@@ -195,15 +195,6 @@ static int ring_fill(struct wq_buf *q, int timeout_ms)
 	return q->len > 0;
 }
 
-static long elapsed_ms(const struct timespec *start)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - start->tv_sec) * 1000 +
-	       (now.tv_nsec - start->tv_nsec) / 1000000;
-}
-
 static int wq_fill(struct wq_buf *q, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = q->fd, .events = POLLIN };
@@ -268,13 +259,11 @@ int wl_wq_read(int fd, struct wl_record *rec, int timeout_ms)
 int wl_wq_expect(int fd, unsigned int type, unsigned int subtype,
 		 struct wl_record *rec, int timeout_ms)
 {
-	struct timespec start;
-	long left;
+	long end = wl_now_ms() + timeout_ms, left;
 	int r;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
-		left = timeout_ms - elapsed_ms(&start);
+		left = end - wl_now_ms();
 		r = wl_wq_read(fd, rec, left > 0 ? (int)left : 0);
 		if (r <= 0)
 			return r;
@@ -283,4 +272,15 @@ int wl_wq_expect(int fd, unsigned int type, unsigned int subtype,
 		wl_diag("skipping record type %u subtype %u while waiting for %u/%u",
 			rec->type, rec->subtype, type, subtype);
 	}
+}
+
+int wl_wq_expect_none(int fd, const char *after, int timeout_ms)
+{
+	struct wl_record rec;
+	int r = wl_wq_read(fd, &rec, timeout_ms);
+
+	if (r > 0)
+		wl_diag("unexpected record type %u subtype %u watch %#x after %s",
+			rec.type, rec.subtype, rec.watch_id, after);
+	return r == 0 ? 0 : -1;
 }

@@ -30,12 +30,13 @@
 #define _LINUX_FCNTL_H
 #include <linux/watch_queue.h>
 
+#include "fdpass.h"
 #include "label.h"
 #include "request_key.h"
 #include "scenario_run.h"
+#include "vfs_util.h"
 #include "wl.h"
 
-#define FPUT_SYSCTL "/proc/sys/fs/fput_creds"
 #define STEP_TIMEOUT_MS 20000	/* a party that says nothing this long has hung */
 
 enum msg_kind {
@@ -56,26 +57,8 @@ struct proc {
 static int send_msg(int sock, int kind, int err, int64_t a, int64_t b, int pass_fd)
 {
 	struct msg m = { .kind = kind, .err = err, .a = a, .b = b };
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (pass_fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
-	}
-	if (sendmsg(sock, &mh, MSG_NOSIGNAL) != sizeof(m)) {
+	if (wl_sendmsg_fd(sock, &m, sizeof(m), pass_fd)) {
 		wl_diag("scenario: send message %d: %s", kind, strerror(errno));
 		return -1;
 	}
@@ -86,49 +69,27 @@ static int send_msg(int sock, int kind, int err, int64_t a, int64_t b, int pass_
 static int recv_msg(int sock, int kind, struct msg *m, int *fd)
 {
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c;
 	ssize_t n;
+	int got;
 
 	if (fd)
 		*fd = -1;
-	if (poll(&pfd, 1, STEP_TIMEOUT_MS * (wl_debug_kernel() ? 10 : 1)) != 1) {
+	if (poll(&pfd, 1, wl_slow_ms(STEP_TIMEOUT_MS)) != 1) {
 		wl_diag("scenario: no message %d from a party (hung or died)", kind);
 		return -1;
 	}
-	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	n = wl_recvmsg_fd(sock, m, sizeof(*m), &got);
 	if (n != sizeof(*m) || m->kind != kind) {
+		if (got >= 0)
+			close(got);
 		wl_diag("scenario: want message %d, got %zd bytes kind %d", kind, n,
 			n == sizeof(*m) ? m->kind : -1);
 		return -1;
 	}
-	c = CMSG_FIRSTHDR(&mh);
-	if (fd && c && c->cmsg_type == SCM_RIGHTS)
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
-	return 0;
-}
-
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n = -1;
-
-	if (fd >= 0) {
-		n = write(fd, text, strlen(text));
-		close(fd);
-	}
-	if (n != (ssize_t)strlen(text)) {
-		wl_diag("write '%s' to %s: %s", text, path, strerror(errno));
-		return -1;
-	}
+	if (fd)
+		*fd = got;
+	else if (got >= 0)
+		close(got);
 	return 0;
 }
 
@@ -143,11 +104,11 @@ static int enter_userns(const struct scn_party *p)
 		return -1;
 	}
 	snprintf(map, sizeof(map), "0 %u 1", p->uid);
-	if (write_file("/proc/self/uid_map", map) ||
-	    write_file("/proc/self/setgroups", "deny"))
+	if (wl_write_file("/proc/self/uid_map", map) ||
+	    wl_write_file("/proc/self/setgroups", "deny"))
 		return -1;
 	snprintf(map, sizeof(map), "0 %u 1", p->gid);
-	return write_file("/proc/self/gid_map", map);
+	return wl_write_file("/proc/self/gid_map", map);
 }
 
 /*
@@ -160,7 +121,7 @@ static int enter_label(const char *name)
 
 	if (strcmp(name, "object") == 0 && strcmp(wl_profile(), "selinux") == 0)
 		return wl_label_lookup(name, l, sizeof(l)) ? -1 :
-		       write_file("/proc/self/attr/keycreate", l);
+		       wl_write_file("/proc/self/attr/keycreate", l);
 	return wl_label_enter(name);
 }
 
@@ -216,7 +177,7 @@ static int proc_start(struct proc *pr, struct scn_ctx *c, const struct scn_party
 		close(sv[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (enter_party(who))
-			_exit(125);
+			_exit(WL_EXIT_NO_CREDS);
 		_exit(fn(c, sv[1]) ? 1 : 0);
 	}
 	close(sv[1]);
@@ -246,14 +207,6 @@ static bool proc_end(struct proc *pr, bool kill_it)
 	return true;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 struct drained {
 	bool delivered, fence;
 	unsigned int others;		/* records of the scenario's watch, other subtypes */
@@ -264,12 +217,11 @@ struct drained {
 static int drain(struct scn_ctx *c, int q, struct drained *d)
 {
 	const struct scn_action *a = c->s->action;
-	long scale = wl_debug_kernel() ? 10 : 1;
-	long deadline = now_ms() + 5000 * scale, settle = 0;
+	long deadline = wl_now_ms() + wl_slow_ms(5000), settle = 0;
 
 	memset(d, 0, sizeof(*d));
 	for (;;) {
-		long left = (settle ? settle : deadline) - now_ms();
+		long left = (settle ? settle : deadline) - wl_now_ms();
 		struct wl_record rec;
 		int r;
 
@@ -285,7 +237,7 @@ static int drain(struct scn_ctx *c, int q, struct drained *d)
 			d->fence = true;
 			if (!a->async)
 				break;
-			settle = now_ms() + 3000 * scale;
+			settle = wl_now_ms() + wl_slow_ms(3000);
 		} else if (rec.watch_id == SCN_WATCH_ID && rec.type == a->type &&
 			   rec.subtype == c->s->ev_subtype) {
 			d->delivered = true;
@@ -408,22 +360,12 @@ static int ask(struct proc *pr, int kind)
 /* Set the fput switch for a destruction variant; returns the old value. */
 static int set_fput(unsigned int variant, char *old, size_t len)
 {
-	int fd;
-	ssize_t n;
-
 	old[0] = '\0';
 	if (!(variant & SCN_V_FPUT))
 		return 0;
-	fd = open(FPUT_SYSCTL, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, old, len - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0) {
-		wl_diag("read %s: %s", FPUT_SYSCTL, strerror(errno));
+	if (wl_read_file(WL_FPUT_SYSCTL, old, len) <= 0)
 		return -1;
-	}
-	old[n] = '\0';
-	return write_file(FPUT_SYSCTL, variant & SCN_V_FPUT_ON ? "1" : "0");
+	return wl_write_file(WL_FPUT_SYSCTL, variant & SCN_V_FPUT_ON ? "1" : "0");
 }
 
 /* Watcher ready and watch set (by the watcher or the setter): 0, or the errno. */
@@ -610,7 +552,7 @@ enum scn_result scn_run(const struct scenario *s, unsigned int variant,
 	if (scn_fixture_setup(&c) == 0)
 		res = run_parties(&c, ev, watch_err);
 	scn_fixture_teardown(&c);
-	if (old[0] && write_file(FPUT_SYSCTL, old))
+	if (old[0] && wl_write_file(WL_FPUT_SYSCTL, old))
 		res = SCN_UNSET;
 	return res;
 }

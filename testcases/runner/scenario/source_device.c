@@ -99,12 +99,12 @@ int scn_usb_stall(struct scn_ctx *c)
 
 int scn_usb_bus_unbind(struct scn_ctx *c)
 {
-	return wl_dev_write(XHCI_DRIVER "/unbind", c->usb.bus);
+	return wl_write_file(XHCI_DRIVER "/unbind", c->usb.bus);
 }
 
 int scn_usb_bus_bind(struct scn_ctx *c)
 {
-	return wl_dev_write(XHCI_DRIVER "/bind", c->usb.bus);
+	return wl_write_file(XHCI_DRIVER "/bind", c->usb.bus);
 }
 
 void scn_usb_bus_restore(struct scn_ctx *c)

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -18,15 +17,6 @@
 #include "scenario_source.h"
 #include "vfs_util.h"
 #include "wl.h"
-
-static int sh(const char *cmd)
-{
-	int r = system(cmd);
-
-	if (r != 0)
-		wl_diag("'%s' exited with %d", cmd, r);
-	return r ? -1 : 0;
-}
 
 static int sb_setup(struct scn_ctx *c)
 {
@@ -44,7 +34,7 @@ static int sb_setup(struct scn_ctx *c)
 		 "mke2fs -F %s.img >/dev/null 2>&1 && "
 		 "mount -t ext4 -o loop,errors=continue %s.img %s",
 		 c->dir, c->dir, c->dir, c->dir);
-	if (wl_mkdir(c->dir) || sh(cmd))
+	if (wl_mkdir(c->dir) || wl_sh(cmd))
 		return -1;
 	if (stat(c->dir, &st)) {
 		wl_diag("stat %s: %s", c->dir, strerror(errno));

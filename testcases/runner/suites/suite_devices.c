@@ -35,25 +35,7 @@
 
 #define XHCI_DRIVER	"/sys/bus/pci/drivers/xhci_hcd"
 
-
-
-/* USB enumeration runs in hub_wq: allow for it, and for the debug kernel. */
-static int slow_ms(int ms)
-{
-	return wl_debug_kernel() ? ms * 10 : ms;
-}
-
-
-
-static int want_errno(const char *what, long r, int err)
-{
-	if (r != -1 || errno != err) {
-		wl_diag("%s: returned %ld (%s), want -1 with %s", what, r,
-			r == -1 ? strerror(errno) : "no error", strerror(err));
-		return -1;
-	}
-	return 0;
-}
+/* USB enumeration runs in hub_wq: waits allow for it (wl_slow_ms: and the debug kernel). */
 
 /* A queue with a watch on the device list; -1 with a diagnostic. */
 static int dev_queue(int watch_id)
@@ -73,13 +55,7 @@ static int dev_queue(int watch_id)
 /* Nothing at all may arrive on fd within the event timeout. */
 static int expect_nothing(int fd, const char *after)
 {
-	struct wl_record rec;
-	int r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS);
-
-	if (r > 0)
-		wl_diag("unexpected record type %u subtype %u watch %#x after %s",
-			rec.type, rec.subtype, rec.watch_id, after);
-	return r == 0 ? 0 : -1;
+	return wl_wq_expect_none(fd, after, WL_EVENT_TIMEOUT_MS);
 }
 
 /* ---- block: a null_blk disk whose sectors BAD_SECTOR.. fail ---- */
@@ -96,7 +72,7 @@ static int expect_block_error(int fd, const struct nullb *nb, unsigned int watch
 	struct wl_record rec;
 
 	if (wl_wq_expect(fd, WATCH_TYPE_BLOCK_NOTIFY, NOTIFY_BLOCK_ERROR_IO, &rec,
-			 slow_ms(WL_EVENT_TIMEOUT_MS * 4)) != 1) {
+			 wl_slow_ms(WL_EVENT_TIMEOUT_MS * 4)) != 1) {
 		wl_diag("no block I/O error record for %s on watch %#x", nb->dev, watch_id);
 		return -1;
 	}
@@ -216,11 +192,11 @@ static enum wl_result usb_device_remove_add(void)
 	WL_EXPECT(fd >= 0, "device watch");
 	WL_EXPECT(wl_usb_port_disable(&u, "1") == 0, "disable port %s", u.port);
 	WL_EXPECT(expect_usb(fd, "port disable", NOTIFY_USB_DEVICE_REMOVE, 0x51, u.name, 0,
-			     slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "DEVICE_REMOVE");
+			     wl_slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "DEVICE_REMOVE");
 	WL_EXPECT(wl_usb_port_disable(&u, "0") == 0, "enable port %s", u.port);
 	WL_EXPECT(wl_usb_hub_rebind(&u) == 0, "rebind the hub of %s", u.port);
 	WL_EXPECT(expect_usb(fd, "port enable and hub rescan", NOTIFY_USB_DEVICE_ADD, 0x51,
-			     u.name, 0, slow_ms(10000)) == 0, "DEVICE_ADD");
+			     u.name, 0, wl_slow_ms(10000)) == 0, "DEVICE_ADD");
 	wl_wq_close(fd);
 	return WL_PASS;
 }
@@ -237,12 +213,12 @@ static enum wl_result usb_device_reset(void)
 	WL_EXPECT(fd >= 0, "device watch");
 	WL_EXPECT(wl_usb_reset(&u) == 0, "reset as root");
 	WL_EXPECT(expect_usb(fd, "reset as root", NOTIFY_USB_DEVICE_RESET, 0x52, u.name, 0,
-			     slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "DEVICE_RESET (root)");
+			     wl_slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "DEVICE_RESET (root)");
 	WL_EXPECT(chmod(u.node, 0666) == 0, "chmod %s: %s", u.node, strerror(errno));
 	WL_EXPECT(wl_run_as(&bob, usb_reset_as, &u) == 0, "reset as uid 1001");
 	chmod(u.node, 0664);
 	WL_EXPECT(expect_usb(fd, "reset as uid 1001", NOTIFY_USB_DEVICE_RESET, 0x52, u.name,
-			     0, slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "DEVICE_RESET (uid 1001)");
+			     0, wl_slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "DEVICE_RESET (uid 1001)");
 	wl_wq_close(fd);
 	return WL_PASS;
 }
@@ -268,7 +244,7 @@ static enum wl_result usb_device_error(void)
 	WL_EXPECT(fd >= 0, "device watch");
 	WL_EXPECT(wl_usb_stall(&u) == 0, "the device stalls the request");
 	WL_EXPECT(expect_usb(fd, "stalled control", NOTIFY_USB_DEVICE_ERROR, 0x53, u.name,
-			     EPIPE, slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0,
+			     EPIPE, wl_slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0,
 		  "DEVICE_ERROR (synchronous)");
 	dev = open(u.node, O_RDWR | O_CLOEXEC);
 	WL_EXPECT(dev >= 0, "open %s: %s", u.node, strerror(errno));
@@ -278,7 +254,7 @@ static enum wl_result usb_device_error(void)
 		  strerror(errno), urb.status);
 	close(dev);
 	WL_EXPECT(expect_usb(fd, "stalled URB", NOTIFY_USB_DEVICE_ERROR, 0x53, u.name,
-			     EPIPE, slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0,
+			     EPIPE, wl_slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0,
 		  "DEVICE_ERROR (asynchronous)");
 	wl_wq_close(fd);
 	return WL_PASS;
@@ -293,14 +269,14 @@ static enum wl_result usb_bus_remove_add(void)
 	WL_EXPECT(wl_usb_find(&u) == 0, "the USB test device");
 	fd = dev_queue(0x54);
 	WL_EXPECT(fd >= 0, "device watch");
-	WL_EXPECT(wl_dev_write(XHCI_DRIVER "/unbind", u.bus) == 0, "unbind %s", u.bus);
+	WL_EXPECT(wl_write_file(XHCI_DRIVER "/unbind", u.bus) == 0, "unbind %s", u.bus);
 	WL_EXPECT(expect_usb(fd, "unbind", NOTIFY_USB_BUS_REMOVE, 0x54, u.bus, 0,
-			     slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "BUS_REMOVE");
-	WL_EXPECT(wl_dev_write(XHCI_DRIVER "/bind", u.bus) == 0, "bind %s", u.bus);
+			     wl_slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "BUS_REMOVE");
+	WL_EXPECT(wl_write_file(XHCI_DRIVER "/bind", u.bus) == 0, "bind %s", u.bus);
 	WL_EXPECT(expect_usb(fd, "bind", NOTIFY_USB_BUS_ADD, 0x54, u.bus, 0,
-			     slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "BUS_ADD");
+			     wl_slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 0, "BUS_ADD");
 	WL_EXPECT(expect_usb(fd, "after bind", NOTIFY_USB_DEVICE_ADD, 0x54, u.name, 0,
-			     slow_ms(10000)) == 0, "the device came back");
+			     wl_slow_ms(10000)) == 0, "the device came back");
 	wl_wq_close(fd);
 	return WL_PASS;
 }
@@ -346,11 +322,11 @@ static enum wl_result filters(void)
 		  "watch_devices: %s", strerror(errno));
 	WL_EXPECT(wl_nullb_read_bad(&nb) == 0, "I/O error");
 	WL_EXPECT(wl_usb_reset(&u) == 0, "reset");
-	WL_EXPECT(wl_wq_read(fu, &rec, slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 1 &&
+	WL_EXPECT(wl_wq_read(fu, &rec, wl_slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 1 &&
 		  rec.type == WATCH_TYPE_USB_NOTIFY && rec.subtype == NOTIFY_USB_DEVICE_RESET,
 		  "USB-reset queue: first record type %u subtype %u, want the reset",
 		  rec.type, rec.subtype);
-	WL_EXPECT(wl_wq_read(fb, &rec, slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 1 &&
+	WL_EXPECT(wl_wq_read(fb, &rec, wl_slow_ms(WL_EVENT_TIMEOUT_MS * 4)) == 1 &&
 		  rec.type == WATCH_TYPE_BLOCK_NOTIFY,
 		  "block queue: first record type %u subtype %u, want the block error",
 		  rec.type, rec.subtype);
@@ -482,7 +458,7 @@ static enum wl_result removal(void)
 	WL_EXPECT(wl_nullb_read_bad(&nb) == 0, "I/O error");
 	WL_EXPECT(expect_nothing(fd, "an I/O error on a removed watch") == 0,
 		  "a removed watch still delivered");
-	WL_EXPECT(want_errno("remove twice", wl_watch_devices(fd, -1, 0), EBADSLT) == 0,
+	WL_EXPECT(wl_want_errno("remove twice", wl_watch_devices(fd, -1, 0), EBADSLT) == 0,
 		  "second removal");
 	wl_wq_close(fd);
 	wl_nullb_destroy();
@@ -516,13 +492,13 @@ static enum wl_result errors(void)
 	};
 
 	for (size_t i = 0; i < WL_ARRAY_SIZE(cases); i++)
-		if (want_errno(cases[i].what,
+		if (wl_want_errno(cases[i].what,
 			       wl_watch_devices(cases[i].wfd, cases[i].id, cases[i].flags),
 			       cases[i].err))
 			bad = 1;
 	WL_EXPECT(wl_watch_devices(fd, 0x91, 0) == 0, "watch: %s", strerror(errno));
-	if (want_errno("duplicate, same watch_id", wl_watch_devices(fd, 0x91, 0), EBUSY) ||
-	    want_errno("duplicate, other watch_id", wl_watch_devices(fd, 0x92, 0), EBUSY))
+	if (wl_want_errno("duplicate, same watch_id", wl_watch_devices(fd, 0x91, 0), EBUSY) ||
+	    wl_want_errno("duplicate, other watch_id", wl_watch_devices(fd, 0x92, 0), EBUSY))
 		bad = 1;
 	WL_EXPECT(wl_watch_devices(fd, -1, 0) == 0, "remove: %s", strerror(errno));
 	WL_EXPECT(wl_watch_devices(fd, 0x93, 0) == 0, "watch again after removal: %s",

@@ -22,6 +22,7 @@
 #include <linux/watch_queue.h>
 
 #include "fdpass.h"
+#include "label.h"
 #include "vfs_util.h"
 #include "evidence.h"
 #include "wl.h"
@@ -38,8 +39,7 @@
  * used, so those tests are skipped (see NOTES-fput-creds.md).
  */
 
-#define FPUT_SYSCTL "/proc/sys/fs/fput_creds"
-#define SMACK_LOAD "/sys/fs/smackfs/load2"
+#define SMACK_LOAD WL_SMACK_LOAD2
 #define L_WATCHER "wlW"
 #define L_CREATOR "wlA"
 #define L_CLOSER "wlB"
@@ -48,32 +48,15 @@
 
 static int read_switch(void)
 {
-	char buf[8] = "";
-	int fd = open(FPUT_SYSCTL, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	char buf[8];
 
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0) {
-		wl_diag("read %s: %s", FPUT_SYSCTL, strerror(errno));
-		return -1;
-	}
-	return atoi(buf);
+	return wl_read_file(WL_FPUT_SYSCTL, buf, sizeof(buf)) > 0 ? atoi(buf) : -1;
 }
 
+/* Quiet: a test writes 2 and expects EINVAL. */
 static int write_switch(const char *v)
 {
-	int fd = open(FPUT_SYSCTL, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, v, strlen(v));
-	err = errno;
-	close(fd);
-	errno = err;
-	return n == (ssize_t)strlen(v) ? 0 : -1;
+	return wl_try_write(WL_FPUT_SYSCTL, v, strlen(v));
 }
 
 /* The switch exists, defaults to on, takes 0 and 1 and nothing else. */
@@ -82,7 +65,7 @@ static enum wl_result switch_sysctl(void)
 	char v[8];
 	int initial = read_switch();
 
-	WL_EXPECT(initial == 0 || initial == 1, "%s missing or not 0/1", FPUT_SYSCTL);
+	WL_EXPECT(initial == 0 || initial == 1, "%s missing or not 0/1", WL_FPUT_SYSCTL);
 	if (!wl_cmdline("fput_creds", v, sizeof(v)))
 		WL_EXPECT(initial == 1, "fs.fput_creds defaults to %d, want 1", initial);
 	WL_EXPECT(write_switch("0") == 0 && read_switch() == 0, "set 0: %s", strerror(errno));
@@ -117,38 +100,9 @@ static bool smack_usable(void)
 	return n > 0 && access(SMACK_LOAD, W_OK) == 0;
 }
 
-static int smack_rule(const char *subj, const char *obj, const char *access)
-{
-	char rule[64];
-	int fd = open(SMACK_LOAD, O_WRONLY | O_CLOEXEC);
-	int n;
-
-	if (fd < 0) {
-		wl_diag("open %s: %s", SMACK_LOAD, strerror(errno));
-		return -1;
-	}
-	n = snprintf(rule, sizeof(rule), "%s %s %s", subj, obj, access);
-	if (write(fd, rule, n) != n) {
-		wl_diag("load rule '%s': %s", rule, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 static int set_own_label(const char *label)
 {
-	int fd = open("/proc/self/attr/smack/current", O_WRONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? write(fd, label, strlen(label)) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	if (n != (ssize_t)strlen(label)) {
-		wl_diag("set own label %s: %s", label, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return wl_write_file("/proc/self/attr/smack/current", label);
 }
 
 struct fput_ctx {
@@ -200,7 +154,7 @@ static int fput_scenario(bool exec_last, const char *sw)
 	c1000.label = L_CREATOR;
 	c1001.label = L_CLOSER;
 	if (write_switch(sw)) {
-		wl_diag("set %s to %s: %s", FPUT_SYSCTL, sw, strerror(errno));
+		wl_diag("set %s to %s: %s", WL_FPUT_SYSCTL, sw, strerror(errno));
 		return -1;
 	}
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, ctx.sock)) {
@@ -261,8 +215,9 @@ static int prepare_labels(bool need_exec)
 		wl_diag("Smack is not active or smackfs is not available");
 		return -1;
 	}
-	if (smack_rule(L_CLOSER, L_WATCHER, "rwx") || smack_rule(L_CREATOR, L_WATCHER, "-") ||
-	    smack_rule(L_EXEC, L_WATCHER, "-") || set_own_label(L_WATCHER))
+	if (wl_smack_rule(L_CLOSER, L_WATCHER, "rwx") ||
+	    wl_smack_rule(L_CREATOR, L_WATCHER, "-") ||
+	    wl_smack_rule(L_EXEC, L_WATCHER, "-") || set_own_label(L_WATCHER))
 		return -1;
 	if (need_exec) {
 		if (system("cp /bin/busybox " EXEC_COPY) != 0 ||
@@ -351,6 +306,6 @@ static const struct wl_test smack_tests[] = {
 };
 
 WL_SUITE(suite_fput, tests);
-/* Loads the Smack rule wlB wlW rwx until reboot (see smack_rule above). */
+/* Loads the Smack rule wlB wlW rwx until reboot (fput_scenario). */
 WL_SUITE(suite_fput_smack, smack_tests, .applies = smack_active,
 	 .skip_reason = "Smack is not the boot's LSM", .stage = WL_STAGE_LSM_RULES);

@@ -57,16 +57,7 @@ static int expect_key_event(int fd, const struct key_event *e)
 
 static int no_more_records(int fd, const char *after)
 {
-	struct wl_record rec;
-	int r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 5);
-
-	if (r != 0) {
-		if (r > 0)
-			wl_diag("unexpected record type %u subtype %u after %s",
-				rec.type, rec.subtype, after);
-		return -1;
-	}
-	return 0;
+	return wl_wq_expect_none(fd, after, WL_EVENT_TIMEOUT_MS / 5);
 }
 
 static void matrix_cell(const char *scenario, bool delivered)
@@ -215,42 +206,83 @@ static enum wl_result watch_without_view_is_eacces(void)
 	return WL_PASS;
 }
 
+/*
+ * A one-page queue on transport t and a key *key watched on it (watch 3),
+ * updated total times: the queue, or -1 (diagnosed).
+ */
+static int flooded_queue(enum wl_transport t, const char *desc, unsigned int total,
+			 key_serial_t *key)
+{
+	int fd = t == WL_TRANSPORT_RING ? wl_queue_open(t, 1) : wl_wq_open(1);
+
+	if (fd < 0)
+		return -1;
+	*key = add_key("user", desc, "x", 1, KEY_SPEC_PROCESS_KEYRING);
+	if (*key < 0 || keyctl_watch_key(*key, fd, 3)) {
+		wl_diag("add and watch key %s: %s", desc, strerror(errno));
+		return -1;
+	}
+	for (unsigned int i = 0; i < total; i++)
+		if (keyctl_update(*key, "y", 1)) {
+			wl_diag("keyctl_update: %s", strerror(errno));
+			return -1;
+		}
+	return fd;
+}
+
+/* What a reader finds in a flooded queue until it runs dry. */
+struct flood_read {
+	unsigned int updates;	/* UPDATED records of watch 3 */
+	unsigned int flagged;	/* of those, with WATCH_INFO_OVERRUN */
+	unsigned int losses;	/* META loss records */
+	unsigned int others;	/* anything else (diagnosed) */
+};
+
+/* Read fd dry; wl_wq_read()'s last return (0: dry, -1: error). */
+static int read_flood(int fd, struct flood_read *f)
+{
+	struct wl_record rec;
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	while ((r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 5)) > 0) {
+		if (rec.type == WATCH_TYPE_META &&
+		    rec.subtype == WATCH_META_LOSS_NOTIFICATION) {
+			f->losses++;
+		} else if (rec.type == WATCH_TYPE_KEY_NOTIFY &&
+			   rec.subtype == NOTIFY_KEY_UPDATED && rec.watch_id == 3) {
+			f->updates++;
+			f->flagged += !!(rec.info & WATCH_INFO_OVERRUN);
+		} else {
+			f->others++;
+			wl_diag("unexpected record type %u subtype %u watch %u",
+				rec.type, rec.subtype, rec.watch_id);
+		}
+	}
+	return r;
+}
+
 /* Overflow a one-page queue: the reader must be told records were lost. */
 static enum wl_result overflow_delivers_loss_record(void)
 {
-	unsigned int updates = 0, losses = 0, total = 100;
-	struct wl_record rec;
+	unsigned int total = 100;
+	struct flood_read f;
 	key_serial_t key;
 	int fd, r;
 
-	fd = wl_wq_open(1);
-	WL_EXPECT(fd >= 0, "could not open a notification pipe");
-	key = add_key("user", "wl-flood", "x", 1, KEY_SPEC_PROCESS_KEYRING);
-	WL_EXPECT(key > 0, "add_key: %s", strerror(errno));
-	WL_EXPECT(keyctl_watch_key(key, fd, 3) == 0, "KEYCTL_WATCH_KEY: %s", strerror(errno));
-	for (unsigned int i = 0; i < total; i++)
-		WL_EXPECT(keyctl_update(key, "y", 1) == 0, "keyctl_update: %s", strerror(errno));
-	while ((r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 5)) > 0) {
-		if (rec.type == WATCH_TYPE_META &&
-		    rec.subtype == WATCH_META_LOSS_NOTIFICATION)
-			losses++;
-		else if (rec.type == WATCH_TYPE_KEY_NOTIFY &&
-			 rec.subtype == NOTIFY_KEY_UPDATED && rec.watch_id == 3)
-			updates++;
-		else
-			wl_diag("unexpected record type %u subtype %u watch %u",
-				rec.type, rec.subtype, rec.watch_id);
-	}
+	fd = flooded_queue(WL_TRANSPORT_PIPE, "wl-flood", total, &key);
+	WL_EXPECT(fd >= 0, "flooding a notification pipe failed");
+	r = read_flood(fd, &f);
 	wl_wq_close(fd);
-	wl_diag("%u updates posted, %u delivered, %u loss records", total, updates, losses);
+	wl_diag("%u updates posted, %u delivered, %u loss records", total, f.updates, f.losses);
 	wl_matrix(&(struct wl_cell){
 		.scenario = "key-queue-overflow-loss-record", .model = wl_model(),
-		.expected = "delivered", .observed = losses ? "delivered" : "blocked",
+		.expected = "delivered", .observed = f.losses ? "delivered" : "blocked",
 		.threat = "dos" });
 	WL_EXPECT(r == 0, "reading the queue failed");
-	WL_EXPECT(losses == 1, "want exactly one loss record, got %u", losses);
-	WL_EXPECT(updates > 0 && updates < total,
-		  "want some but not all %u updates, got %u", total, updates);
+	WL_EXPECT(f.losses == 1, "want exactly one loss record, got %u", f.losses);
+	WL_EXPECT(f.updates > 0 && f.updates < total,
+		  "want some but not all %u updates, got %u", total, f.updates);
 	return WL_PASS;
 }
 
@@ -261,34 +293,25 @@ static enum wl_result overflow_delivers_loss_record(void)
  */
 static enum wl_result overflow_sets_overrun_flag_ring(void)
 {
-	unsigned int updates = 0, flagged = 0, total = 400;
+	unsigned int total = 400;
 	struct wl_record rec;
+	struct flood_read f;
 	key_serial_t key;
 	int fd, r;
 
-	fd = wl_queue_open(WL_TRANSPORT_RING, 1);
-	WL_EXPECT(fd >= 0, "could not open a notification ring");
-	key = add_key("user", "wl-flood-ring", "x", 1, KEY_SPEC_PROCESS_KEYRING);
-	WL_EXPECT(key > 0, "add_key: %s", strerror(errno));
-	WL_EXPECT(keyctl_watch_key(key, fd, 3) == 0, "KEYCTL_WATCH_KEY: %s", strerror(errno));
-	for (unsigned int i = 0; i < total; i++)
-		WL_EXPECT(keyctl_update(key, "y", 1) == 0, "keyctl_update: %s", strerror(errno));
-	while ((r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 5)) > 0) {
-		WL_EXPECT(rec.type == WATCH_TYPE_KEY_NOTIFY &&
-			  rec.subtype == NOTIFY_KEY_UPDATED && rec.watch_id == 3,
-			  "unexpected record type %u subtype %u watch %u",
-			  rec.type, rec.subtype, rec.watch_id);
-		updates++;
-		flagged += !!(rec.info & WATCH_INFO_OVERRUN);
-	}
+	fd = flooded_queue(WL_TRANSPORT_RING, "wl-flood-ring", total, &key);
+	WL_EXPECT(fd >= 0, "flooding a notification ring failed");
+	r = read_flood(fd, &f);
+	WL_EXPECT(f.others == 0 && f.losses == 0, "the ring has no loss record, and only updates");
 	WL_EXPECT(r == 0, "reading the ring failed");
-	WL_EXPECT(updates > 0 && updates < total && flagged == 0,
+	WL_EXPECT(f.updates > 0 && f.updates < total && f.flagged == 0,
 		  "want some but not all %u updates, none flagged; got %u, %u flagged",
-		  total, updates, flagged);
+		  total, f.updates, f.flagged);
 	WL_EXPECT(keyctl_update(key, "z", 1) == 0, "keyctl_update: %s", strerror(errno));
 	r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS * 4);
 	wl_wq_close(fd);
-	wl_diag("%u updates posted, %u delivered before the reader made room", total, updates);
+	wl_diag("%u updates posted, %u delivered before the reader made room", total,
+		f.updates);
 	wl_matrix(&(struct wl_cell){
 		.scenario = "key-queue-overflow-loss-record-ring", .model = wl_model(),
 		.expected = "delivered",

@@ -21,20 +21,7 @@ static bool kmemleak_present(void)
 
 static int kmemleak_cmd(const char *cmd)
 {
-	int fd = open(KMEMLEAK, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0) {
-		wl_diag("open %s: %s", KMEMLEAK, strerror(errno));
-		return -1;
-	}
-	n = write(fd, cmd, strlen(cmd));
-	close(fd);
-	if (n != (ssize_t)strlen(cmd)) {
-		wl_diag("write '%s' to %s: %s", cmd, KMEMLEAK, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return wl_write_file(KMEMLEAK, cmd);
 }
 
 static enum wl_result no_leaks_during_run(void)

@@ -22,6 +22,7 @@
 #include <selinux/selinux.h>
 
 #include "label.h"
+#include "watchpol_util.h"
 #include "wl.h"
 
 /* Every child runs as this uid: only the labels differ between W, T and B. */
@@ -50,48 +51,34 @@ static bool smack_profile(void)
  * Fork a child that enters label, drops to LABEL_UID (no capabilities
  * left) and runs fn(arg).  The child's pid, or -1.
  */
-static pid_t spawn_labelled(const char *label, int (*fn)(void *), void *arg)
-{
-	struct wl_creds c = wl_user(LABEL_UID);
-	pid_t pid;
+struct labelled {
+	const char *label;
+	int (*fn)(void *);
+	void *arg;
+};
 
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		wl_diag("fork for label %s: %s", label, strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		if (wl_label_enter(label) || wl_drop_creds(&c))
-			_exit(125);
-		_exit(fn(arg));
-	}
-	return pid;
+static int labelled_child(void *p)
+{
+	const struct labelled *l = p;
+	struct wl_creds c = wl_user(LABEL_UID);
+
+	if (wl_label_enter(l->label) || wl_drop_creds(&c))
+		return WL_EXIT_NO_CREDS;
+	return l->fn(l->arg);
 }
 
-/* Wait for a child: its exit status, or -1 (diagnosed) if it did not exit. */
-static int reap(pid_t pid, const char *what)
+static pid_t spawn_labelled(const char *label, int (*fn)(void *), void *arg)
 {
-	int status;
+	struct labelled l = { label, fn, arg };
 
-	if (waitpid(pid, &status, 0) != pid) {
-		wl_diag("waitpid for %s: %s", what, strerror(errno));
-		return -1;
-	}
-	if (!WIFEXITED(status)) {
-		wl_diag("%s killed by signal %d", what, WTERMSIG(status));
-		return -1;
-	}
-	if (WEXITSTATUS(status) == 125)
-		wl_diag("%s could not switch label or credentials", what);
-	return WEXITSTATUS(status);
+	return wl_spawn(labelled_child, &l);
 }
 
 static int run_labelled(const char *label, int (*fn)(void *), void *arg)
 {
 	pid_t pid = spawn_labelled(label, fn, arg);
 
-	return pid < 0 ? -1 : reap(pid, label);
+	return pid < 0 ? -1 : wl_reap(pid, label);
 }
 
 /* ---- every profile ---- */
@@ -187,7 +174,7 @@ static enum wl_result exec_enters_label(void)
 		/* stderr too: in plain, cat's read error is the expected outcome. */
 		if (dup2(out[1], STDOUT_FILENO) < 0 || devnull < 0 ||
 		    dup2(devnull, STDERR_FILENO) < 0 || wl_label_exec("triggerer"))
-			_exit(125);
+			_exit(WL_EXIT_NO_CREDS);
 		execl("/bin/cat", "cat", "/proc/self/attr/current", (char *)NULL);
 		wl_diag("exec /bin/cat: %s", strerror(errno));
 		_exit(126);
@@ -196,7 +183,7 @@ static enum wl_result exec_enters_label(void)
 	n = read(out[0], got, sizeof(got) - 1);
 	close(out[0]);
 	WL_EXPECT(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
-	WL_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) < 125,
+	WL_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) < WL_EXIT_NO_CREDS,
 		  "the exec child failed (status 0x%x)", status);
 	got[n > 0 ? n : 0] = '\0';
 	got[strcspn(got, "\n")] = '\0';
@@ -283,7 +270,7 @@ static int start_watcher(struct waiting_watcher *w)
 	if (n != sizeof(w->key)) {
 		wl_diag("the watcher reported no key");
 		close(w->go[1]);
-		reap(w->pid, "watcher");
+		wl_reap(w->pid, "watcher");
 		return -1;
 	}
 	return 0;
@@ -292,25 +279,13 @@ static int start_watcher(struct waiting_watcher *w)
 static int stop_watcher(struct waiting_watcher *w)
 {
 	close(w->go[1]);
-	return reap(w->pid, "watcher");
+	return wl_reap(w->pid, "watcher");
 }
 
 struct probe {
 	struct waiting_watcher *w;
 	int want_errno;		/* 0: the access must succeed */
 };
-
-static int check_errno(const char *what, long r, int want)
-{
-	int got = r < 0 ? errno : 0;
-
-	if (got != want) {
-		wl_diag("%s: got %s, want %s", what, got ? strerror(got) : "success",
-			want ? strerror(want) : "success");
-		return 1;
-	}
-	return 0;
-}
 
 /*
  * Child: send the watcher SIGCONT, which it does not notice.  Not signal 0:
@@ -320,44 +295,11 @@ static int probe_signal(void *arg)
 {
 	const struct probe *p = arg;
 
-	return check_errno("kill(watcher, SIGCONT)", kill(p->w->pid, SIGCONT),
-			   p->want_errno);
+	return wl_want_errno("kill(watcher, SIGCONT)", kill(p->w->pid, SIGCONT),
+			     p->want_errno) != 0;
 }
 
 /* ---- watchpol's label rules for this profile ---- */
-
-#define WATCHPOL_DIR "/sys/kernel/security/watchpol/"
-
-static ssize_t read_text(const char *path, char *buf, size_t size)
-{
-	ssize_t n, len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[len] = '\0';
-	return len;
-}
-
-/* The whole text in one write(2), as watchpol requires: 0 or -errno. */
-static int write_watchpol_policy(const char *text)
-{
-	int fd = open(WATCHPOL_DIR "policy", O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	err = errno;
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : n < 0 ? -err : -EIO;
-}
 
 /* The "post T W" and "watch W O" lines policy/labels implies, in order. */
 static int expected_rules(char *buf, size_t size)
@@ -402,18 +344,18 @@ static enum wl_result watchpol_label_rules_resolve(void)
 	int r;
 
 	snprintf(path, sizeof(path), "/etc/watchlab/watchpol/rules-%s.policy", wl_profile());
-	WL_EXPECT(read_text(path, rules, sizeof(rules)) > 0, "read %s: %s", path,
+	WL_EXPECT(wl_try_read(path, rules, sizeof(rules)) > 0, "read %s: %s", path,
 		  strerror(errno));
 	WL_EXPECT(expected_rules(want, sizeof(want)) == 0, "look up T, W and O");
-	WL_EXPECT(read_text(WATCHPOL_DIR "policy", saved, sizeof(saved)) >= 0,
+	WL_EXPECT(wl_try_read(WP_POLICY, saved, sizeof(saved)) >= 0,
 		  "read the watchpol policy in force: %s", strerror(errno));
 	snprintf(text, sizeof(text), "default none\n%s", rules);
-	r = write_watchpol_policy(text);
+	r = wp_write_policy_str(text);
 	WL_EXPECT(r == 0, "load default none plus %s: %s", path, strerror(-r));
-	WL_EXPECT(read_text(WATCHPOL_DIR "policy", got, sizeof(got)) >= 0 &&
-		  read_text(WATCHPOL_DIR "stats", stats, sizeof(stats)) >= 0,
+	WL_EXPECT(wl_try_read(WP_POLICY, got, sizeof(got)) >= 0 &&
+		  wl_try_read(WP_STATS, stats, sizeof(stats)) >= 0,
 		  "read the watchpol policy and stats back: %s", strerror(errno));
-	r = write_watchpol_policy(saved);
+	r = wp_write_policy_str(saved);
 	WL_EXPECT(r == 0, "restore the watchpol policy: %s", strerror(-r));
 	WL_EXPECT(has_lines(got, want), "%s loaded as\n%s\nwant the rules\n%s", path, got, want);
 	unresolved = strstr(stats, "unresolved_rules ");
@@ -450,13 +392,13 @@ static int probe_key(void *arg)
 	char desc[256];
 	int fd, bad;
 
-	bad = check_errno("KEYCTL_DESCRIBE of the watcher's key",
-			  keyctl_describe(p->w->key, desc, sizeof(desc)), p->want_errno);
+	bad = wl_want_errno("KEYCTL_DESCRIBE of the watcher's key",
+			    keyctl_describe(p->w->key, desc, sizeof(desc)), p->want_errno) != 0;
 	fd = wl_wq_open(16);
 	if (fd < 0)
 		return 1;
-	bad |= check_errno("KEYCTL_WATCH_KEY on the watcher's key",
-			   keyctl_watch_key(p->w->key, fd, 1), p->want_errno);
+	bad |= wl_want_errno("KEYCTL_WATCH_KEY on the watcher's key",
+			     keyctl_watch_key(p->w->key, fd, 1), p->want_errno) != 0;
 	wl_wq_close(fd);
 	return bad;
 }

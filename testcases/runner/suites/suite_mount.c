@@ -98,16 +98,7 @@ static int expect_mnt(int fd, const char *what, const struct mnt_ev *e)
 
 static int expect_nothing(int fd, const char *after)
 {
-	struct wl_record rec;
-	int r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 2);
-
-	if (r != 0) {
-		if (r > 0)
-			wl_diag("unexpected record type %u subtype %u watch %u after %s",
-				rec.type, rec.subtype, rec.watch_id, after);
-		return -1;
-	}
-	return 0;
+	return wl_wq_expect_none(fd, after, WL_EVENT_TIMEOUT_MS / 2);
 }
 
 /* Expect a META removal record for watch_id naming the mount's unique ID. */
@@ -542,13 +533,7 @@ static enum wl_result argument_errors(void)
 	other = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0 && other >= 0, "notification pipes");
 
-	const struct {
-		const char *what;
-		int dfd;
-		const char *path;
-		unsigned int flags;
-		int wfd, id, err;
-	} cases[] = {
+	const struct wl_vfs_bad_call cases[] = {
 		{ "bad dfd", 9999, "x", 0, fd, 1, EBADF },
 		{ "missing path", AT_FDCWD, BASE "/nope", 0, fd, 1, ENOENT },
 		{ "path not a directory", AT_FDCWD, BASE "/file", 0, fd, 1, ENOTDIR },
@@ -562,13 +547,7 @@ static enum wl_result argument_errors(void)
 		{ "empty path without AT_EMPTY_PATH", AT_FDCWD, "", 0, fd, 1, ENOENT },
 	};
 
-	for (size_t i = 0; i < WL_ARRAY_SIZE(cases); i++) {
-		long r = wl_watch_mount(cases[i].dfd, cases[i].path, cases[i].flags,
-					cases[i].wfd, cases[i].id);
-
-		if (wl_want_errno(cases[i].what, r, cases[i].err))
-			bad = 1;
-	}
+	bad = wl_vfs_bad_calls(wl_watch_mount, cases, WL_ARRAY_SIZE(cases));
 	/* Duplicate: same queue, same mount (another directory in it). */
 	WL_EXPECT(wl_mkdir(BASE "/d2") == 0, "mkdir");
 	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE, 0, fd, 1) == 0, "first watch: %s",

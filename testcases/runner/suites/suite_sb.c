@@ -75,18 +75,30 @@ static int expect_sb(int fd, const char *what, unsigned int subtype,
 	return 0;
 }
 
-static int sb_expect_nothing(int fd, const char *after)
+/*
+ * A queue on this test's transport watching SB_BASE's superblock, whose id
+ * goes to *id; -1 diagnosed.
+ */
+static int sb_watched_queue(int watch_id, unsigned long long *id)
 {
-	struct wl_record rec;
-	int r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 2);
+	int fd;
 
-	if (r != 0) {
-		if (r > 0)
-			wl_diag("unexpected record type %u subtype %u watch %u after %s",
-				rec.type, rec.subtype, rec.watch_id, after);
+	*id = sb_id_of(SB_BASE);
+	fd = wl_vfs_queue_open(64);
+
+	if (fd < 0)
+		return -1;
+	if (wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, watch_id)) {
+		wl_diag("watch_sb(%s, %#x): %s", SB_BASE, watch_id, strerror(errno));
+		wl_wq_close(fd);
 		return -1;
 	}
-	return 0;
+	return fd;
+}
+
+static int sb_expect_nothing(int fd, const char *after)
+{
+	return wl_wq_expect_none(fd, after, WL_EVENT_TIMEOUT_MS / 2);
 }
 
 /* Superblock remount r/o and back. */
@@ -96,11 +108,8 @@ static enum wl_result readonly_toggle(void)
 	struct wl_record rec;
 	int fd;
 
-	id = sb_id_of(SB_BASE);
-	fd = wl_vfs_queue_open(64);
-	WL_EXPECT(fd >= 0, "notification pipe");
-	WL_EXPECT(wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, 0x31) == 0, "watch_sb: %s",
-		  strerror(errno));
+	fd = sb_watched_queue(0x31, &id);
+	WL_EXPECT(fd >= 0, "a queue watching %s", SB_BASE);
 	WL_EXPECT(mount(NULL, SB_BASE, NULL, MS_REMOUNT | MS_RDONLY, NULL) == 0,
 		  "remount ro: %s", strerror(errno));
 	WL_EXPECT(expect_sb(fd, "remount ro", NOTIFY_SUPERBLOCK_READONLY, 0x31,
@@ -157,26 +166,14 @@ static enum wl_result edquot_from_tmpfs_quota(void)
 	WL_EXPECT(mount("wlq", SB_BASE, "tmpfs", 0, "usrquota,usrquota_block_hardlimit=64k") == 0,
 		  "tmpfs with usrquota: %s", strerror(errno));
 	WL_EXPECT(chmod(SB_BASE, 01777) == 0, "chmod: %s", strerror(errno));
-	id = sb_id_of(SB_BASE);
-	fd = wl_vfs_queue_open(64);
-	WL_EXPECT(fd >= 0, "notification pipe");
-	WL_EXPECT(wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, 0x32) == 0, "watch_sb: %s",
-		  strerror(errno));
+	fd = sb_watched_queue(0x32, &id);
+	WL_EXPECT(fd >= 0, "a queue watching %s", SB_BASE);
 	r = wl_run_as(&user, write_past_quota, SB_BASE "/big");
 	WL_EXPECT(r == 0, "the writer did not hit EDQUOT");
 	WL_EXPECT(expect_sb(fd, "EDQUOT", NOTIFY_SUPERBLOCK_EDQUOT, 0x32, 0, 0, id,
 			    NULL) == 0, "EDQUOT record");
 	wl_wq_close(fd);
 	return WL_PASS;
-}
-
-static int run(const char *cmd)
-{
-	int r = system(cmd);
-
-	if (r != 0)
-		wl_diag("'%s' exited with %d", cmd, r);
-	return r;
 }
 
 /* ext4 (mounted from an ext2 image on a loop device) error via sysfs. */
@@ -189,18 +186,15 @@ static enum wl_result error_from_ext4(void)
 	int fd, tfd;
 
 	umount2(SB_BASE, MNT_DETACH);
-	WL_EXPECT(run("dd if=/dev/zero of=/tmp/wlsb.img bs=1k count=2048 2>/dev/null") == 0 &&
-		  run("mke2fs -F /tmp/wlsb.img >/dev/null 2>&1") == 0 &&
+	WL_EXPECT(wl_sh("dd if=/dev/zero of=/tmp/wlsb.img bs=1k count=2048 2>/dev/null") == 0 &&
+		  wl_sh("mke2fs -F /tmp/wlsb.img >/dev/null 2>&1") == 0 &&
 		  wl_mkdir(SB_BASE) == 0 &&
-		  run("mount -t ext4 -o loop,errors=continue /tmp/wlsb.img " SB_BASE) == 0,
+		  wl_sh("mount -t ext4 -o loop,errors=continue /tmp/wlsb.img " SB_BASE) == 0,
 		  "could not make an ext4-mounted image (mke2fs, loop, ext4)");
-	id = sb_id_of(SB_BASE);
+	fd = sb_watched_queue(0x34, &id);
+	WL_EXPECT(fd >= 0, "a queue watching %s", SB_BASE);
 	snprintf(dev, sizeof(dev), "loop%u", (unsigned int)(id & 0xff));
 	snprintf(attr, sizeof(attr), "/sys/fs/ext4/%s/trigger_fs_error", dev);
-	fd = wl_vfs_queue_open(64);
-	WL_EXPECT(fd >= 0, "notification pipe");
-	WL_EXPECT(wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, 0x34) == 0, "watch_sb: %s",
-		  strerror(errno));
 	tfd = open(attr, O_WRONLY | O_CLOEXEC);
 	WL_EXPECT(tfd >= 0, "open %s: %s", attr, strerror(errno));
 	WL_EXPECT(write(tfd, "watchlab", 8) == 8, "write %s: %s", attr, strerror(errno));
@@ -223,11 +217,8 @@ static enum wl_result remove_by_sb_death(void)
 	struct wl_record rec;
 	int fd;
 
-	id = sb_id_of(SB_BASE);
-	fd = wl_vfs_queue_open(64);
-	WL_EXPECT(fd >= 0, "notification pipe");
-	WL_EXPECT(wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, 0x35) == 0, "watch_sb: %s",
-		  strerror(errno));
+	fd = sb_watched_queue(0x35, &id);
+	WL_EXPECT(fd >= 0, "a queue watching %s", SB_BASE);
 	WL_EXPECT(umount(SB_BASE) == 0, "umount of a watched sb: %s", strerror(errno));
 	WL_EXPECT(wl_wq_expect(fd, WATCH_TYPE_META, WATCH_META_REMOVAL_NOTIFICATION, &rec,
 			       WL_EVENT_TIMEOUT_MS * 4) == 1, "no removal record");
@@ -250,13 +241,7 @@ static enum wl_result remove_and_errors(void)
 	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 
-	const struct {
-		const char *what;
-		int dfd;
-		const char *path;
-		unsigned int flags;
-		int wfd, id, err;
-	} cases[] = {
+	const struct wl_vfs_bad_call cases[] = {
 		{ "bad dfd", 9999, "x", 0, fd, 1, EBADF },
 		{ "missing path", AT_FDCWD, SB_BASE "/nope", 0, fd, 1, ENOENT },
 		{ "path not a directory", AT_FDCWD, SB_BASE "/file", 0, fd, 1, ENOTDIR },
@@ -268,11 +253,7 @@ static enum wl_result remove_and_errors(void)
 		{ "remove without a watch", AT_FDCWD, SB_BASE, 0, fd, -1, EBADSLT },
 	};
 
-	for (size_t i = 0; i < WL_ARRAY_SIZE(cases); i++)
-		if (wl_want_errno(cases[i].what,
-				  wl_watch_sb(cases[i].dfd, cases[i].path, cases[i].flags,
-					      cases[i].wfd, cases[i].id), cases[i].err))
-			bad = 1;
+	bad = wl_vfs_bad_calls(wl_watch_sb, cases, WL_ARRAY_SIZE(cases));
 	WL_EXPECT(wl_watch_sb(file, "", AT_EMPTY_PATH, fd, 1) == -1, "AT_EMPTY_PATH on a file");
 	WL_EXPECT(wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, 0x36) == 0, "watch: %s",
 		  strerror(errno));

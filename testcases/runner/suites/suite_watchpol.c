@@ -7,8 +7,8 @@
  * they report no matrix cells: the scenarios do that for the runner's models.
  *
  * suite_watchpol_lock locks the policy until reboot, so it must be the
- * last suite of a boot that loads policies (suites.c lists it after them;
- * the benchmark, suite_watchpol_bench.c, before it).
+ * last suite of a boot that loads policies (its stage, WL_STAGE_LOCK, puts
+ * it after every suite that loads one, the benchmark included).
  *
  * Every test leaves the policy it found in force.
  */
@@ -51,7 +51,7 @@ static int stat_row(const char *hook, const char *model, struct wp_count *c)
 	char buf[8192], key[96];
 	char *p;
 
-	if (wp_read_all(WP_STATS, buf, sizeof(buf)) < 0) {
+	if (wl_try_read(WP_STATS, buf, sizeof(buf)) < 0) {
 		wl_diag("read %s: %s", WP_STATS, strerror(errno));
 		return -1;
 	}
@@ -71,52 +71,13 @@ static long stat_value(const char *name)
 	char *p;
 	long v;
 
-	if (wp_read_all(WP_STATS, buf, sizeof(buf)) < 0)
+	if (wl_try_read(WP_STATS, buf, sizeof(buf)) < 0)
 		return -1;
 	snprintf(key, sizeof(key), "\n%s ", name);
 	p = strstr(buf, key);
 	if (!p || sscanf(p + strlen(key), "%ld", &v) != 1)
 		return -1;
 	return v;
-}
-
-/*
- * Read (and so consume) the log, up to 4 MiB: under an event storm it never
- * runs dry.  Returns a malloc'd string.
- */
-static char *drain_log(void)
-{
-	size_t size = 1 << 20, len = 0;
-	char *buf = malloc(size);
-	ssize_t n;
-	int fd;
-
-	if (!buf)
-		return NULL;
-	fd = open(WP_LOG, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		wl_diag("open %s: %s", WP_LOG, strerror(errno));
-		free(buf);
-		return NULL;
-	}
-	while ((n = read(fd, buf + len, size - 1 - len)) > 0) {
-		len += n;
-		if (len > (4 << 20))
-			break;
-		if (size - 1 - len < 4096) {
-			char *nb = realloc(buf, size * 2);
-
-			if (!nb)
-				break;
-			buf = nb;
-			size *= 2;
-		}
-	}
-	if (n < 0)
-		wl_diag("read %s: %s", WP_LOG, strerror(errno));
-	close(fd);
-	buf[len] = '\0';
-	return buf;
 }
 
 /* Count log lines that contain every one of the NULL-terminated words. */
@@ -379,7 +340,7 @@ static enum wl_result policy_round_trip(void)
 				       strlen(round_trip_policies[i]),
 				       round_trip_policies[i]);
 	for (size_t i = 0; i < WL_ARRAY_SIZE(files) && res == WL_PASS; i++) {
-		ssize_t n = wp_read_all(files[i], buf, WP_MAX_TEXT);
+		ssize_t n = wl_try_read(files[i], buf, WP_MAX_TEXT);
 
 		if (n < 0) {
 			wl_diag("%s: %s", files[i], strerror(errno));
@@ -638,7 +599,7 @@ static enum wl_result stats_label_part(void)
 	bool labels = strcmp(wl_profile(), "plain") != 0;
 	char buf[8192], *p;
 
-	WL_EXPECT(wp_read_all(WP_STATS, buf, sizeof(buf)) >= 0, "read %s: %s", WP_STATS,
+	WL_EXPECT(wl_try_read(WP_STATS, buf, sizeof(buf)) >= 0, "read %s: %s", WP_STATS,
 		  strerror(errno));
 	p = strstr(buf, "\nlabel_part ");
 	WL_EXPECT(p, "stats has no label_part line:\n%s", buf);
@@ -679,14 +640,14 @@ static int no_mac_admin_child(void *arg)
 	}
 	if (fd >= 0)
 		close(fd);
-	if (wp_read_all(WP_POLICY, buf, sizeof(buf)) < 0 ||
-	    wp_read_all(WP_LOCK, buf, sizeof(buf)) < 0) {
+	if (wl_try_read(WP_POLICY, buf, sizeof(buf)) < 0 ||
+	    wl_try_read(WP_LOCK, buf, sizeof(buf)) < 0) {
 		wl_diag("reading policy or lock without CAP_MAC_ADMIN: %s",
 			strerror(errno));
 		bad = 1;
 	}
 	/* The counters are a channel between users: CAP_MAC_ADMIN only. */
-	if (wp_read_all(WP_STATS, buf, sizeof(buf)) >= 0 || errno != EPERM) {
+	if (wl_try_read(WP_STATS, buf, sizeof(buf)) >= 0 || errno != EPERM) {
 		wl_diag("reading stats without CAP_MAC_ADMIN: %s, want EPERM",
 			strerror(errno));
 		bad = 1;
@@ -713,7 +674,7 @@ static int unprivileged_user_child(void *arg)
 	char buf[64];
 
 	(void)arg;
-	if (wp_read_all(WP_STATS, buf, sizeof(buf)) >= 0 ||
+	if (wl_try_read(WP_STATS, buf, sizeof(buf)) >= 0 ||
 	    (errno != EACCES && errno != EPERM)) {
 		wl_diag("reading stats as uid %d: %s, want EACCES or EPERM",
 			getuid(), strerror(errno));
@@ -827,11 +788,19 @@ static int triggerer_child(void *arg)
  * The watcher updates its key own_updates times, the triggerer (uid 1001)
  * 10 times; returns the number of records the watcher received, or -1.
  */
+/* The watcher, in a child of its own so the runner goes on meanwhile. */
+static int watcher_proc(void *arg)
+{
+	struct wl_creds w = wl_user(WP_WATCHER);
+
+	return wl_run_as(&w, watcher_child, arg) == 0 ? 0 : 1;
+}
+
 static int run_key_events(unsigned int own_updates)
 {
-	struct wl_creds w = wl_user(WP_WATCHER), t = wl_user(WP_TRIGGERER);
+	struct wl_creds t = wl_user(WP_TRIGGERER);
 	struct key_run kr = { .own_updates = own_updates };
-	int status, res = -1;
+	int res = -1;
 	unsigned int n;
 	pid_t pid;
 
@@ -839,11 +808,9 @@ static int run_key_events(unsigned int own_updates)
 		wl_diag("pipe: %s", strerror(errno));
 		return -1;
 	}
-	pid = fork();
+	pid = wl_spawn(watcher_proc, &kr);
 	if (pid < 0)
 		return -1;
-	if (pid == 0)
-		_exit(wl_run_as(&w, watcher_child, &kr) == 0 ? 0 : 1);
 	/* So that a watcher that dies leaves us EOF, not a hang. */
 	close(kr.to_parent[1]);
 	kr.to_parent[1] = -1;
@@ -861,8 +828,7 @@ static int run_key_events(unsigned int own_updates)
 	res = n;
 out:
 	close(kr.to_watcher[1]);
-	waitpid(pid, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
+	if (wl_reap(pid, "the watcher") != 0)
 		res = -1;
 	close(kr.to_parent[0]);
 	close(kr.to_watcher[0]);
@@ -883,7 +849,7 @@ static enum wl_result decisions_counted_and_logged(const char *policy,
 	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
 	r = wp_write_policy_str(policy);
 	WL_EXPECT(r == 0, "write policy: %s", strerror(-r));
-	free(drain_log());
+	free(wp_drain_log());
 	WL_EXPECT(!stat_row("post_notification", "strict", &strict0) &&
 		  !stat_row("post_notification", "enforced", &enf0) &&
 		  !stat_row("watch_key", "strict", &wk0), "stats");
@@ -895,7 +861,7 @@ static enum wl_result decisions_counted_and_logged(const char *policy,
 		  !stat_row("post_notification", "enforced", &enf1) &&
 		  !stat_row("watch_key", "strict", &wk1), "stats");
 	dropped1 = stat_value("log_dropped");
-	log = drain_log();
+	log = wp_drain_log();
 	wp_restore_policy();
 	WL_EXPECT(log, "could not read the log");
 	if (got < 0)
@@ -1183,7 +1149,7 @@ static enum wl_result policy_fuzz(void)
 	int r;
 
 	if (selinux) {
-		ssize_t n = wp_read_all("/proc/self/attr/current", own_label, sizeof(own_label));
+		ssize_t n = wl_try_read("/proc/self/attr/current", own_label, sizeof(own_label));
 
 		if (n > 0 && own_label[n - 1] == '\n')
 			own_label[n - 1] = '\0';
@@ -1384,7 +1350,7 @@ static enum wl_result policy_swaps_race_event_storm(void)
 		}
 		free(got);
 		if (i % 64 == 0)
-			free(drain_log());
+			free(wp_drain_log());
 	}
 	/* A byte, not EOF: every forked helper holds the write end too. */
 	if (write(st.stop[1], "s", 1) != 1)
@@ -1398,7 +1364,7 @@ static enum wl_result policy_swaps_race_event_storm(void)
 	}
 	dec1 = stat_value("decisions");
 	wp_restore_policy();
-	free(drain_log());
+	free(wp_drain_log());
 	wl_diag("storm: %lu policy swaps, %ld decisions meanwhile", i, dec1 - dec0);
 	WL_EXPECT(!bad, "the storm failed");
 	WL_EXPECT(dec1 - dec0 > (long)i, "only %ld decisions during %lu swaps",
@@ -1420,7 +1386,7 @@ static const struct wl_test watchpol_tests[] = {
 	{ "meta_records_always_pass", meta_records_always_pass },
 };
 
-WL_SUITE_IF(suite_watchpol, watchpol_tests, watchpol_present, "no watchpol in this kernel");
+WL_SUITE_IF(suite_watchpol, watchpol_tests, wl_have_watchpol, "no watchpol in this kernel");
 
 /*
  * The stress tests take most of a boot's time under TCG and exercise the
@@ -1430,7 +1396,7 @@ WL_SUITE_IF(suite_watchpol, watchpol_tests, watchpol_present, "no watchpol in th
  */
 static bool watchpol_stress_applies(void)
 {
-	return watchpol_present() && strcmp(wl_profile(), "plain") == 0;
+	return wl_have_watchpol() && strcmp(wl_profile(), "plain") == 0;
 }
 
 static const struct wl_test watchpol_stress_tests[] = {
@@ -1459,11 +1425,11 @@ static enum wl_result lock_is_honoured(void)
 	char buf[16], *before, *after;
 	int r;
 
-	WL_EXPECT(wp_read_all(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "0\n"),
+	WL_EXPECT(wl_try_read(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "0\n"),
 		  "lock reads '%s' before locking, want 0", buf);
 	WL_EXPECT(wl_run_as(&root, lock_without_cap_child, NULL) == 0,
 		  "root without CAP_MAC_ADMIN could write the lock");
-	WL_EXPECT(wp_read_all(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "0\n"),
+	WL_EXPECT(wl_try_read(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "0\n"),
 		  "the lock was set without CAP_MAC_ADMIN");
 	r = wp_write_one(WP_LOCK, "0", 1);
 	WL_EXPECT(r == 0, "writing 0 to an open lock: %s", strerror(-r));
@@ -1472,7 +1438,7 @@ static enum wl_result lock_is_honoured(void)
 	WL_EXPECT(before, "read the policy");
 	r = wp_write_one(WP_LOCK, "1", 1);
 	WL_EXPECT(r == 0, "lock: %s", strerror(-r));
-	WL_EXPECT(wp_read_all(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "1\n"),
+	WL_EXPECT(wl_try_read(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "1\n"),
 		  "lock reads '%s' after locking, want 1", buf);
 	r = wp_write_policy_str("default strict\n");
 	WL_EXPECT(r == -EPERM, "policy write when locked: %s, want EPERM",
@@ -1495,5 +1461,5 @@ static const struct wl_test watchpol_lock_tests[] = {
 	{ "lock_is_honoured", lock_is_honoured },
 };
 
-WL_SUITE(suite_watchpol_lock, watchpol_lock_tests, .applies = watchpol_present,
+WL_SUITE(suite_watchpol_lock, watchpol_lock_tests, .applies = wl_have_watchpol,
 	 .skip_reason = "no watchpol in this kernel", .stage = WL_STAGE_LOCK);

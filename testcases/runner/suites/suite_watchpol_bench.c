@@ -95,7 +95,6 @@
 #define BENCH_SMACK_T "wlbT"
 #define BENCH_SMACK_OTHER "wlbX"
 #define BENCH_SMACK_RULES 100
-#define SMACK_LOAD2 "/sys/fs/smackfs/load2"
 #define SMACK_FLOOR "_"
 
 enum { K0, K1, K8, NKEYS };
@@ -136,14 +135,6 @@ struct bench {
 	unsigned int ncfg, rounds, blocks;
 };
 
-static double clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 static bool lsm_active(const struct bench *b, const char *name)
 {
 	size_t n = strlen(name);
@@ -163,16 +154,6 @@ static void own_label(char *buf, size_t len)
 
 /* ---- Smack rules and watchpol policies ---- */
 
-static int smack_rule(const char *subj, const char *obj, const char *access)
-{
-	char rule[96];
-	int n = snprintf(rule, sizeof(rule), "%s %s %s", subj, obj, access);
-	int r = wp_write_one(SMACK_LOAD2, rule, n);
-
-	if (r)
-		wl_diag("bench: load Smack rule '%s': %s", rule, strerror(-r));
-	return r;
-}
 
 /*
  * BENCH_SMACK_RULES rules for the bench triggerer: write to the watcher,
@@ -185,14 +166,14 @@ static int smack_bench_rules(const char *w_label)
 {
 	char obj[32];
 
-	if (smack_rule(BENCH_SMACK_T, w_label, "w"))
+	if (wl_smack_rule(BENCH_SMACK_T, w_label, "w"))
 		return -1;
 	for (int i = 0; i < BENCH_SMACK_RULES - 2; i++) {
 		snprintf(obj, sizeof(obj), BENCH_SMACK_OTHER "%d", i);
-		if (smack_rule(BENCH_SMACK_T, obj, "w"))
+		if (wl_smack_rule(BENCH_SMACK_T, obj, "w"))
 			return -1;
 	}
-	return smack_rule(BENCH_SMACK_T, SMACK_FLOOR, "rwxa");
+	return wl_smack_rule(BENCH_SMACK_T, SMACK_FLOOR, "rwxa");
 }
 
 /*
@@ -241,14 +222,14 @@ static struct bench_cfg *add_cfg(struct bench *b, const char *name, const char *
 /* The configurations this boot offers; 0, or -1 (diagnosed). */
 static int plan(struct bench *b)
 {
-	bool wp = watchpol_present(), smack;
+	bool wp = wl_have_watchpol(), smack;
 	const char *none = wp ? "default none\n" : NULL;
 	const char *wp_smack = wp ? "none" : "absent";
 	char t_label[128];
 	struct bench_cfg *c;
 	int r;
 
-	if (wp_read_all("/sys/kernel/security/lsm", b->lsm, sizeof(b->lsm)) <= 0) {
+	if (wl_try_read("/sys/kernel/security/lsm", b->lsm, sizeof(b->lsm)) <= 0) {
 		wl_diag("bench: read /sys/kernel/security/lsm: %s", strerror(errno));
 		return -1;
 	}
@@ -495,7 +476,7 @@ static int run_round(struct bench_cfg *c, unsigned int blocks, unsigned int per_
 	if (pid == 0) {
 		close(sv[0]);
 		if (enter_triggerer(c))
-			_exit(125);
+			_exit(WL_EXIT_NO_CREDS);
 		_exit(triggerer(c, sv[1], blocks, per_block));
 	}
 	close(sv[1]);
@@ -652,7 +633,7 @@ static int measure(struct bench *b)
 		    run_round(&b->cfg[i], 1, BENCH_BLOCK, BENCH_BLOCK, NULL) ||
 		    check_labels(&b->cfg[i]))
 			return -1;
-	c0 = clock_ns();
+	c0 = (double)wl_now_ns();
 	k0 = (double)__rdtsc();
 	for (unsigned int r = 0; r < b->rounds; r++) {
 		for (unsigned int i = 0; i < b->ncfg; i++) {
@@ -664,7 +645,7 @@ static int measure(struct bench *b)
 		}
 	}
 	/* The guest's clock may tick in jiffies; the TSC does not. */
-	ns_per_tick = (clock_ns() - c0) / ((double)__rdtsc() - k0);
+	ns_per_tick = ((double)wl_now_ns() - c0) / ((double)__rdtsc() - k0);
 	for (unsigned int i = 0; i < b->ncfg; i++)
 		report(b, &b->cfg[i], ns_per_tick);
 	return 0;
@@ -673,7 +654,7 @@ static int measure(struct bench *b)
 static enum wl_result bench_post_cost(void)
 {
 	static struct bench b;
-	bool wp = watchpol_present();
+	bool wp = wl_have_watchpol();
 	cpu_set_t cpu0;
 	int r;
 
