@@ -96,6 +96,8 @@ struct scenario {
 	const struct scn_action *action;
 	unsigned int ev_subtype;	/* the record checked (action's, or "event") */
 	bool perm_drop;		/* the owner withdraws the watcher's View after the watch */
+	/* "allow"/"deny": the row runs with this kernel_events, whatever the model's */
+	char kernel_events[8];
 	unsigned int variants;	/* SCN_V_* */
 	size_t nexpect;
 	struct scn_expect expect[SCN_MAX_EXPECT];

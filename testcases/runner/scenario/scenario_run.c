@@ -33,6 +33,7 @@
 #include "label.h"
 #include "request_key.h"
 #include "scenario_run.h"
+#include "watchpol_util.h"
 #include "wl.h"
 
 #define FPUT_SYSCTL "/proc/sys/fs/fput_creds"
@@ -596,6 +597,37 @@ out:
 	return res;
 }
 
+/*
+ * "kernel-events allow|deny": the policy in force, its kernel_events line
+ * replaced, for the length of the row (wp_restore_policy() puts it back).
+ */
+static int set_kernel_events(const struct scenario *s)
+{
+	char *text, *out, *line, *save;
+	size_t len = 0;
+	int r;
+
+	if (!s->kernel_events[0])
+		return 0;
+	if (!wp_save_policy() || !(text = wp_read_policy()))
+		return -1;
+	out = malloc(strlen(text) + 32);
+	if (!out) {
+		free(text);
+		return -1;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, "kernel_events", 13) && strcmp(line, "end"))
+			len += sprintf(out + len, "%s\n", line);
+	sprintf(out + len, "kernel_events %s\n", s->kernel_events);
+	r = wp_write_policy_str(out);
+	if (r)
+		wl_diag("%s: kernel_events %s: %s", s->name, s->kernel_events, strerror(-r));
+	free(out);
+	free(text);
+	return r ? -1 : 0;
+}
+
 enum scn_result scn_run(const struct scenario *s, unsigned int variant,
 			struct wl_evidence *ev, int *watch_err)
 {
@@ -607,9 +639,13 @@ enum scn_result scn_run(const struct scenario *s, unsigned int variant,
 
 	if (set_fput(variant, old, sizeof(old)))
 		return SCN_UNSET;
-	if (scn_fixture_setup(&c) == 0)
-		res = run_parties(&c, ev, watch_err);
-	scn_fixture_teardown(&c);
+	if (set_kernel_events(s) == 0) {
+		if (scn_fixture_setup(&c) == 0)
+			res = run_parties(&c, ev, watch_err);
+		scn_fixture_teardown(&c);
+		if (s->kernel_events[0] && !wp_restore_policy())
+			res = SCN_UNSET;
+	}
 	if (old[0] && write_file(FPUT_SYSCTL, old))
 		res = SCN_UNSET;
 	return res;
