@@ -303,6 +303,36 @@ static int drain(struct scn_ctx *c, int q, struct drained *d)
 	return 0;
 }
 
+/*
+ * The watcher of an "observe read" row: read the key's payload, say ready
+ * (or refused), and read it again once the triggerer is done: a changed
+ * payload is the event, seen through the object itself.
+ */
+static int reader_main(struct scn_ctx *c, int sock)
+{
+	char before[64], after[64];
+	long n1, n2;
+	struct msg m;
+
+	n1 = keyctl_read(c->key, before, sizeof(before));
+	if (send_msg(sock, MSG_READY, n1 < 0 ? errno : 0, 0, 0, -1))
+		return -1;
+	if (n1 < 0)
+		return 0;	/* refused: the runner records "blocked" */
+	if (recv_msg(sock, MSG_GO, &m, NULL))
+		return -1;
+	n2 = keyctl_read(c->key, after, sizeof(after));
+	if (n2 < 0) {
+		wl_diag("watcher: read the key again: %s", strerror(errno));
+		return -1;
+	}
+	if (n1 == n2 && memcmp(before, after, n1 < 64 ? n1 : 64) == 0) {
+		wl_diag("watcher: the action left the key's payload as it was");
+		return -1;
+	}
+	return send_msg(sock, MSG_RESULT, 0, 1, 0, -1);
+}
+
 /* The watcher: open the queue, set the fence, set (or hand over) the watch. */
 static int watcher_main(struct scn_ctx *c, int sock)
 {
@@ -518,7 +548,7 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 		    (send_msg(owner.sock, MSG_HAND_OFF, 0, 0, 0, -1) || read_upcall_key(c)))
 			goto out;
 	}
-	if (proc_start(&w, c, &s->watcher, watcher_main))
+	if (proc_start(&w, c, &s->watcher, s->observe_read ? reader_main : watcher_main))
 		goto out;
 	werr = set_watch(c, &w, &setter);
 	if (werr < 0)
