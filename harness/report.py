@@ -191,7 +191,7 @@ def matrix_cells(lines, profile):
 def unevidenced(cell):
     """A blocked cell whose record of who refused it is missing."""
     ev = cell["evidence"]
-    return cell["observed"] == "blocked" and not re.fullmatch(r"(watch|post):[a-z]+", ev)
+    return cell["observed"] == "blocked" and not re.fullmatch(r"(watch|post|read):[a-z]+", ev)
 
 
 def matrix_checks(cells):

@@ -96,6 +96,14 @@ struct scenario {
 	const struct scn_action *action;
 	unsigned int ev_subtype;	/* the record checked (action's, or "event") */
 	bool perm_drop;		/* the owner withdraws the watcher's View after the watch */
+	/*
+	 * W reads O (a key's payload) before and after the action instead of
+	 * watching it: the channel through the object itself, the control
+	 * for a notification row.
+	 */
+	bool observe_read;
+	/* "allow"/"deny": the row runs with this kernel_events, whatever the model's */
+	char kernel_events[8];
 	unsigned int variants;	/* SCN_V_* */
 	size_t nexpect;
 	struct scn_expect expect[SCN_MAX_EXPECT];

@@ -134,6 +134,9 @@ static const struct scn_action actions[] = {
 	S("fs-error", ERROR, scn_sb_fs_error),
 	/* devices: the watch is on the global device list */
 	B("read-bad-sector", ERROR_IO, scn_block_read_bad),
+	/* the same error raised in hard interrupt context, posted from a worker */
+	B("read-bad-sector-hardirq", ERROR_IO, scn_block_read_bad, .async = true,
+	  .prepare = FN(scn_block_hardirq_prepare)),
 	/* sysfs port disable */
 	U("port-disable", DEVICE_REMOVE, scn_usb_port_disable,
 	  .restore = FN(scn_usb_port_restore)),

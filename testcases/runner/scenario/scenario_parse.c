@@ -405,6 +405,18 @@ static int parse_field(struct parser *p, char **tok, int ntok, struct scenario *
 		return rest == 1 ? parse_choice(p, "fput", tok[1], SCN_V_FPUT_ON,
 						SCN_V_FPUT_OFF, &s->variants)
 				 : fail(p, "fput: on, off or both");
+	if (strcmp(kw, "observe") == 0) {
+		if (rest != 1 || (strcmp(tok[1], "watch") && strcmp(tok[1], "read")))
+			return fail(p, "observe: want watch or read");
+		s->observe_read = strcmp(tok[1], "read") == 0;
+		return 0;
+	}
+	if (strcmp(kw, "kernel-events") == 0) {
+		if (rest != 1 || (strcmp(tok[1], "allow") && strcmp(tok[1], "deny")))
+			return fail(p, "kernel-events: want allow or deny");
+		snprintf(s->kernel_events, sizeof(s->kernel_events), "%s", tok[1]);
+		return 0;
+	}
 	if (strcmp(kw, "perm-drop") == 0 && rest == 0) {
 		s->perm_drop = true;
 		return 0;
@@ -443,6 +455,10 @@ static int finish(struct parser *p, struct scn_set *set, struct scenario *s)
 			    "and only with it", s->name);
 	if (s->source == SCN_KEY && !s->owner.set)
 		return fail(p, "scenario %s: a key object needs an owner", s->name);
+	if (s->observe_read && (s->source != SCN_KEY || s->setter.set ||
+				strcmp(s->action->name, "update")))
+		return fail(p, "scenario %s: 'observe read' goes with source key, action "
+			    "update and no setter", s->name);
 	if (!s->perm)
 		s->perm = 0x3f3f3f3f;
 	if (!(s->variants & SCN_V_TRANSPORTS))

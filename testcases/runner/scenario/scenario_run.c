@@ -35,6 +35,7 @@
 #include "request_key.h"
 #include "scenario_run.h"
 #include "vfs_util.h"
+#include "watchpol_util.h"
 #include "wl.h"
 
 #define STEP_TIMEOUT_MS 20000	/* a party that says nothing this long has hung */
@@ -254,6 +255,36 @@ static int drain(struct scn_ctx *c, int q, struct drained *d)
 	return 0;
 }
 
+/*
+ * The watcher of an "observe read" row: read the key's payload, say ready
+ * (or refused), and read it again once the triggerer is done: a changed
+ * payload is the event, seen through the object itself.
+ */
+static int reader_main(struct scn_ctx *c, int sock)
+{
+	char before[64], after[64];
+	long n1, n2;
+	struct msg m;
+
+	n1 = keyctl_read(c->key, before, sizeof(before));
+	if (send_msg(sock, MSG_READY, n1 < 0 ? errno : 0, 0, 0, -1))
+		return -1;
+	if (n1 < 0)
+		return 0;	/* refused: the runner records "blocked" */
+	if (recv_msg(sock, MSG_GO, &m, NULL))
+		return -1;
+	n2 = keyctl_read(c->key, after, sizeof(after));
+	if (n2 < 0) {
+		wl_diag("watcher: read the key again: %s", strerror(errno));
+		return -1;
+	}
+	if (n1 == n2 && memcmp(before, after, n1 < 64 ? n1 : 64) == 0) {
+		wl_diag("watcher: the action left the key's payload as it was");
+		return -1;
+	}
+	return send_msg(sock, MSG_RESULT, 0, 1, 0, -1);
+}
+
 /* The watcher: open the queue, set the fence, set (or hand over) the watch. */
 static int watcher_main(struct scn_ctx *c, int sock)
 {
@@ -459,7 +490,7 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 		    (send_msg(owner.sock, MSG_HAND_OFF, 0, 0, 0, -1) || read_upcall_key(c)))
 			goto out;
 	}
-	if (proc_start(&w, c, &s->watcher, watcher_main))
+	if (proc_start(&w, c, &s->watcher, s->observe_read ? reader_main : watcher_main))
 		goto out;
 	werr = set_watch(c, &w, &setter);
 	if (werr < 0)
@@ -538,6 +569,37 @@ out:
 	return res;
 }
 
+/*
+ * "kernel-events allow|deny": the policy in force, its kernel_events line
+ * replaced, for the length of the row (wp_restore_policy() puts it back).
+ */
+static int set_kernel_events(const struct scenario *s)
+{
+	char *text, *out, *line, *save;
+	size_t len = 0;
+	int r;
+
+	if (!s->kernel_events[0])
+		return 0;
+	if (!wp_save_policy() || !(text = wp_read_policy()))
+		return -1;
+	out = malloc(strlen(text) + 32);
+	if (!out) {
+		free(text);
+		return -1;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, "kernel_events", 13) && strcmp(line, "end"))
+			len += sprintf(out + len, "%s\n", line);
+	sprintf(out + len, "kernel_events %s\n", s->kernel_events);
+	r = wp_write_policy_str(out);
+	if (r)
+		wl_diag("%s: kernel_events %s: %s", s->name, s->kernel_events, strerror(-r));
+	free(out);
+	free(text);
+	return r ? -1 : 0;
+}
+
 enum scn_result scn_run(const struct scenario *s, unsigned int variant,
 			struct wl_evidence *ev, int *watch_err)
 {
@@ -549,9 +611,13 @@ enum scn_result scn_run(const struct scenario *s, unsigned int variant,
 
 	if (set_fput(variant, old, sizeof(old)))
 		return SCN_UNSET;
-	if (scn_fixture_setup(&c) == 0)
-		res = run_parties(&c, ev, watch_err);
-	scn_fixture_teardown(&c);
+	if (set_kernel_events(s) == 0) {
+		if (scn_fixture_setup(&c) == 0)
+			res = run_parties(&c, ev, watch_err);
+		scn_fixture_teardown(&c);
+		if (s->kernel_events[0] && !wp_restore_policy())
+			res = SCN_UNSET;
+	}
 	if (old[0] && wl_write_file(WL_FPUT_SYSCTL, old))
 		res = SCN_UNSET;
 	return res;

@@ -79,6 +79,7 @@ int scn_sb_exceed_quota(struct scn_ctx *c);
 int scn_sb_fs_error(struct scn_ctx *c);
 /* source_device.c */
 int scn_block_read_bad(struct scn_ctx *c);
+int scn_block_hardirq_prepare(struct scn_ctx *c);
 int scn_usb_port_disable(struct scn_ctx *c);
 int scn_usb_port_enable(struct scn_ctx *c);
 void scn_usb_port_restore(struct scn_ctx *c);

@@ -119,6 +119,11 @@ static enum wl_result run(size_t i)
 						r->s->ev_subtype, where, sizeof(where));
 		if (strcmp(where, "not-posted") == 0)
 			got = SCN_NOT_POSTED;
+		/* a control row's refusal is of the read, not of a watch */
+		if (r->s->observe_read && strncmp(where, "watch:", 6) == 0) {
+			memmove(where + 5, where + 6, strlen(where + 6) + 1);
+			memcpy(where, "read:", 5);
+		}
 	}
 	snprintf(at, sizeof(at), "%s:%u", basename(r->s->file), r->s->line);
 	wl_matrix(&(struct wl_cell){
