@@ -270,6 +270,18 @@ static bool field(const char *line, const char *key, char *out, size_t len)
 	return true;
 }
 
+/* Copy the line at *p to out (cut to len) and move *p past it; false at the end. */
+static bool next_line(const char **p, char *out, size_t len)
+{
+	size_t n = strcspn(*p, "\n");
+
+	if (!**p)
+		return false;
+	snprintf(out, len, "%.*s", (int)n, *p);
+	*p += n + ((*p)[n] == '\n');
+	return true;
+}
+
 struct log_tally {
 	unsigned int allowed, refused;
 };
@@ -282,13 +294,11 @@ static struct log_tally tally(const struct wl_evidence *ev, bool post,
 	char sub[12];
 
 	snprintf(sub, sizeof(sub), "%u", subtype);
-	for (const char *line = ev->log; *line; ) {
-		const char *nl = strchr(line, '\n');
-		char l[512], hook[32], ty[16], st[12], result[8];
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+	for (const char *p = ev->log; ; ) {
+		char l[1024], hook[32], ty[16], st[12], result[8];
 
-		snprintf(l, sizeof(l), "%.*s", (int)n, line);
-		line += n + (nl ? 1 : 0);
+		if (!next_line(&p, l, sizeof(l)))
+			break;
 		if (!field(l, "hook", hook, sizeof(hook)) ||
 		    !field(l, "result", result, sizeof(result)))
 			continue;
@@ -308,13 +318,11 @@ static struct log_tally tally(const struct wl_evidence *ev, bool post,
 /* Which major LSM recorded a denial of @what ("watch" or "post"). */
 static const char *lsm_denial(const struct wl_evidence *ev, bool post)
 {
-	for (const char *line = ev->audit_text; *line; ) {
-		const char *nl = strchr(line, '\n');
+	for (const char *p = ev->audit_text; ; ) {
 		char l[1024];
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
 
-		snprintf(l, sizeof(l), "%.*s", (int)n, line);
-		line += n + (nl ? 1 : 0);
+		if (!next_line(&p, l, sizeof(l)))
+			break;
 		if (strstr(l, "lsm=SMACK") && strstr(l, "action=denied")) {
 			if (post == (strstr(l, "fn=smack_post_notification") != NULL))
 				return "smack";

@@ -75,6 +75,7 @@ struct scn_action {
 	bool destruction;		/* posted by a last fput(): runs fput on and off */
 	bool upcall;			/* the kernel instantiates the owner's key */
 	bool hand_off;			/* the owner passes the object's fd on */
+	bool looker;			/* ...or keeps it, and the triggerer takes a copy */
 	int (*prepare)(struct scn_ctx *c);	/* the fixture's state it starts from */
 	int (*act)(struct scn_ctx *c);		/* the triggerer's action */
 	void (*restore)(struct scn_ctx *c);	/* undo what prepare or act changed */
@@ -95,6 +96,8 @@ struct scenario {
 	const struct scn_action *action;
 	unsigned int ev_subtype;	/* the record checked (action's, or "event") */
 	bool perm_drop;		/* the owner withdraws the watcher's View after the watch */
+	/* "allow"/"deny": the row runs with this kernel_events, whatever the model's */
+	char kernel_events[8];
 	unsigned int variants;	/* SCN_V_* */
 	size_t nexpect;
 	struct scn_expect expect[SCN_MAX_EXPECT];

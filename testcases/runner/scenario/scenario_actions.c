@@ -123,6 +123,9 @@ static const struct scn_action actions[] = {
 	M("fsmount-pass-exec", UNMOUNT, scn_mount_fsmount_pass_exec, .destruction = true,
 	  .hand_off = true, .prepare = FN(scn_mount_exec_prepare),
 	  .restore = FN(scn_mount_exec_restore)),
+	/* the owner keeps it; a looker takes a copy (pidfd_getfd) and closes last */
+	M("fsmount-looker-close", UNMOUNT, scn_mount_fsmount_looker_close,
+	  .destruction = true, .hand_off = true, .looker = true),
 	M("fsmount-unix-gc", UNMOUNT, scn_mount_fsmount_unix_gc, .destruction = true,
 	  .async = true),
 	/* superblocks */
@@ -131,6 +134,9 @@ static const struct scn_action actions[] = {
 	S("fs-error", ERROR, scn_sb_fs_error),
 	/* devices: the watch is on the global device list */
 	B("read-bad-sector", ERROR_IO, scn_block_read_bad),
+	/* the same error raised in hard interrupt context, posted from a worker */
+	B("read-bad-sector-hardirq", ERROR_IO, scn_block_read_bad, .async = true,
+	  .prepare = FN(scn_block_hardirq_prepare)),
 	/* sysfs port disable */
 	U("port-disable", DEVICE_REMOVE, scn_usb_port_disable,
 	  .restore = FN(scn_usb_port_restore)),

@@ -405,6 +405,12 @@ static int parse_field(struct parser *p, char **tok, int ntok, struct scenario *
 		return rest == 1 ? parse_choice(p, "fput", tok[1], SCN_V_FPUT_ON,
 						SCN_V_FPUT_OFF, &s->variants)
 				 : fail(p, "fput: on, off or both");
+	if (strcmp(kw, "kernel-events") == 0) {
+		if (rest != 1 || (strcmp(tok[1], "allow") && strcmp(tok[1], "deny")))
+			return fail(p, "kernel-events: want allow or deny");
+		snprintf(s->kernel_events, sizeof(s->kernel_events), "%s", tok[1]);
+		return 0;
+	}
 	if (strcmp(kw, "perm-drop") == 0 && rest == 0) {
 		s->perm_drop = true;
 		return 0;

@@ -35,6 +35,7 @@
 #include "request_key.h"
 #include "scenario_run.h"
 #include "vfs_util.h"
+#include "watchpol_util.h"
 #include "wl.h"
 
 #define STEP_TIMEOUT_MS 20000	/* a party that says nothing this long has hung */
@@ -341,7 +342,8 @@ static int owner_main(struct scn_ctx *c, int sock)
 		if (m.kind == MSG_EXIT)
 			return 0;
 		err = m.kind == MSG_DROP ? scn_object_drop_view(c) :
-		      c->s->action->upcall ? scn_object_request(c) : scn_object_hand_off(c);
+		      c->s->action->upcall ? scn_object_request(c) :
+		      c->s->action->looker ? 0 : scn_object_hand_off(c);
 		if (send_msg(sock, MSG_DONE, err, 0, 0, -1))
 			return -1;
 	}
@@ -486,6 +488,8 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 		if (proc_start(&owner, c, &s->owner, owner_main) ||
 		    recv_msg(owner.sock, MSG_READY, &m, NULL))
 			goto out;
+		c->owner_pid = owner.pid;
+		c->owner_fd = c->mfd;
 		close(c->mfd);
 		c->mfd = -1;
 		if (ask(&owner, MSG_HAND_OFF))
@@ -535,6 +539,37 @@ out:
 	return res;
 }
 
+/*
+ * "kernel-events allow|deny": the policy in force, its kernel_events line
+ * replaced, for the length of the row (wp_restore_policy() puts it back).
+ */
+static int set_kernel_events(const struct scenario *s)
+{
+	char *text, *out, *line, *save;
+	size_t len = 0;
+	int r;
+
+	if (!s->kernel_events[0])
+		return 0;
+	if (!wp_save_policy() || !(text = wp_read_policy()))
+		return -1;
+	out = malloc(strlen(text) + 32);
+	if (!out) {
+		free(text);
+		return -1;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, "kernel_events", 13) && strcmp(line, "end"))
+			len += sprintf(out + len, "%s\n", line);
+	sprintf(out + len, "kernel_events %s\n", s->kernel_events);
+	r = wp_write_policy_str(out);
+	if (r)
+		wl_diag("%s: kernel_events %s: %s", s->name, s->kernel_events, strerror(-r));
+	free(out);
+	free(text);
+	return r ? -1 : 0;
+}
+
 enum scn_result scn_run(const struct scenario *s, unsigned int variant,
 			struct wl_evidence *ev, int *watch_err)
 {
@@ -546,9 +581,13 @@ enum scn_result scn_run(const struct scenario *s, unsigned int variant,
 
 	if (set_fput(variant, old, sizeof(old)))
 		return SCN_UNSET;
-	if (scn_fixture_setup(&c) == 0)
-		res = run_parties(&c, ev, watch_err);
-	scn_fixture_teardown(&c);
+	if (set_kernel_events(s) == 0) {
+		if (scn_fixture_setup(&c) == 0)
+			res = run_parties(&c, ev, watch_err);
+		scn_fixture_teardown(&c);
+		if (s->kernel_events[0] && !wp_restore_policy())
+			res = SCN_UNSET;
+	}
 	if (old[0] && wl_write_file(WL_FPUT_SYSCTL, old))
 		res = SCN_UNSET;
 	return res;

@@ -24,6 +24,8 @@ struct scn_ctx {
 	char dir[64];		/* the fixture's mount point (mount and sb sources) */
 	char attr[96];		/* sb-ext4: its trigger_fs_error attribute */
 	int mfd;		/* fsmount objects: the detached tree's fd, else -1 */
+	pid_t owner_pid;	/* looker actions: the owner, and the fd it holds */
+	int owner_fd;
 	int pass[2];		/* fsmount-pass-close: owner -> triggerer socket */
 	int qfd;		/* setter: the watcher's queue */
 	int32_t key, member;	/* key objects: the object and its keyring member */

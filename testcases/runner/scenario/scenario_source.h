@@ -67,6 +67,7 @@ int scn_mount_fsmount_pass_close(struct scn_ctx *c);
 int scn_mount_fsmount_pass_exec(struct scn_ctx *c);
 int scn_mount_exec_prepare(struct scn_ctx *c);
 void scn_mount_exec_restore(struct scn_ctx *c);
+int scn_mount_fsmount_looker_close(struct scn_ctx *c);
 int scn_mount_fsmount_unix_gc(struct scn_ctx *c);
 /* Mount a tmpfs fixture at path (the "object" label if the watcher has one). */
 int scn_tmpfs_at(const struct scn_ctx *c, const char *path, const char *extra, bool shared);
@@ -78,6 +79,7 @@ int scn_sb_exceed_quota(struct scn_ctx *c);
 int scn_sb_fs_error(struct scn_ctx *c);
 /* source_device.c */
 int scn_block_read_bad(struct scn_ctx *c);
+int scn_block_hardirq_prepare(struct scn_ctx *c);
 int scn_usb_port_disable(struct scn_ctx *c);
 int scn_usb_port_enable(struct scn_ctx *c);
 void scn_usb_port_restore(struct scn_ctx *c);

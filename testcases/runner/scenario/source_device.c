@@ -68,6 +68,17 @@ int scn_block_read_bad(struct scn_ctx *c)
 	return wl_nullb_read_bad(&c->nb);
 }
 
+/*
+ * read-bad-sector-hardirq: the disk again, completing from an hrtimer
+ * (null_blk irqmode 2), so the error is raised in hard interrupt context
+ * and the device list defers its post to a worker.
+ */
+int scn_block_hardirq_prepare(struct scn_ctx *c)
+{
+	wl_nullb_destroy();
+	return wl_nullb_create(2, &c->nb) || chmod(c->nb.dev, 0666) ? -1 : 0;
+}
+
 int scn_usb_port_disable(struct scn_ctx *c)
 {
 	return wl_usb_port_disable(&c->usb, "1");

@@ -12,6 +12,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +292,33 @@ int scn_mount_fsmount_pass_exec(struct scn_ctx *c)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * fsmount-looker-close, the cover letter's "looker": an unrelated process
+ * with ptrace rights over the owner takes a copy of the owner's fd
+ * (pidfd_getfd()), the owner exits (killed here: its exit_files() drops
+ * its copy), and the looker's close is the last fput: the UNMOUNT carries
+ * the looker's creds, not the owner's.
+ */
+int scn_mount_fsmount_looker_close(struct scn_ctx *c)
+{
+	struct pollfd p = { .events = POLLIN };
+	int fd;
+
+	p.fd = syscall(SYS_pidfd_open, c->owner_pid, 0);
+	if (p.fd < 0)
+		return mount_done(c, -1);
+	fd = syscall(SYS_pidfd_getfd, p.fd, c->owner_fd, 0);
+	if (fd < 0 || syscall(SYS_pidfd_send_signal, p.fd, SIGKILL, NULL, 0) ||
+	    poll(&p, 1, 10000) != 1) {
+		wl_diag("triggerer: take the owner's fd %d and end the owner: %s",
+			c->owner_fd, strerror(errno));
+		close(p.fd);
+		return -1;
+	}
+	close(p.fd);
+	return mount_done(c, close(fd));
 }
 
 /* Put the fsmount fd in a unix socket cycle and drop it: unix GC frees it. */
