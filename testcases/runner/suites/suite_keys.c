@@ -232,20 +232,26 @@ static int flooded_queue(enum wl_transport t, const char *desc, unsigned int tot
 
 /* What a reader finds in a flooded queue until it runs dry. */
 struct flood_read {
+	key_serial_t key;	/* the flooded key */
+	int r;			/* wl_wq_read()'s last return: 0 dry, -1 error */
 	unsigned int updates;	/* UPDATED records of watch 3 */
 	unsigned int flagged;	/* of those, with WATCH_INFO_OVERRUN */
 	unsigned int losses;	/* META loss records */
 	unsigned int others;	/* anything else (diagnosed) */
 };
 
-/* Read fd dry; wl_wq_read()'s last return (0: dry, -1: error). */
-static int read_flood(int fd, struct flood_read *f)
+/* Flood a one-page queue on transport t and read it dry: the queue, or -1. */
+static int flood_and_read(enum wl_transport t, const char *desc, unsigned int total,
+			  struct flood_read *f)
 {
 	struct wl_record rec;
-	int r;
+	int fd;
 
 	memset(f, 0, sizeof(*f));
-	while ((r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 5)) > 0) {
+	fd = flooded_queue(t, desc, total, &f->key);
+	if (fd < 0)
+		return -1;
+	while ((f->r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS / 5)) > 0) {
 		if (rec.type == WATCH_TYPE_META &&
 		    rec.subtype == WATCH_META_LOSS_NOTIFICATION) {
 			f->losses++;
@@ -259,7 +265,7 @@ static int read_flood(int fd, struct flood_read *f)
 				rec.type, rec.subtype, rec.watch_id);
 		}
 	}
-	return r;
+	return fd;
 }
 
 /* Overflow a one-page queue: the reader must be told records were lost. */
@@ -267,19 +273,16 @@ static enum wl_result overflow_delivers_loss_record(void)
 {
 	unsigned int total = 100;
 	struct flood_read f;
-	key_serial_t key;
-	int fd, r;
+	int fd = flood_and_read(WL_TRANSPORT_PIPE, "wl-flood", total, &f);
 
-	fd = flooded_queue(WL_TRANSPORT_PIPE, "wl-flood", total, &key);
 	WL_EXPECT(fd >= 0, "flooding a notification pipe failed");
-	r = read_flood(fd, &f);
 	wl_wq_close(fd);
 	wl_diag("%u updates posted, %u delivered, %u loss records", total, f.updates, f.losses);
 	wl_matrix(&(struct wl_cell){
 		.scenario = "key-queue-overflow-loss-record", .model = wl_model(),
 		.expected = "delivered", .observed = f.losses ? "delivered" : "blocked",
 		.threat = "dos" });
-	WL_EXPECT(r == 0, "reading the queue failed");
+	WL_EXPECT(f.r == 0, "reading the queue failed");
 	WL_EXPECT(f.losses == 1, "want exactly one loss record, got %u", f.losses);
 	WL_EXPECT(f.updates > 0 && f.updates < total,
 		  "want some but not all %u updates, got %u", total, f.updates);
@@ -296,18 +299,15 @@ static enum wl_result overflow_sets_overrun_flag_ring(void)
 	unsigned int total = 400;
 	struct wl_record rec;
 	struct flood_read f;
-	key_serial_t key;
-	int fd, r;
+	int fd = flood_and_read(WL_TRANSPORT_RING, "wl-flood-ring", total, &f), r;
 
-	fd = flooded_queue(WL_TRANSPORT_RING, "wl-flood-ring", total, &key);
 	WL_EXPECT(fd >= 0, "flooding a notification ring failed");
-	r = read_flood(fd, &f);
 	WL_EXPECT(f.others == 0 && f.losses == 0, "the ring has no loss record, and only updates");
-	WL_EXPECT(r == 0, "reading the ring failed");
+	WL_EXPECT(f.r == 0, "reading the ring failed");
 	WL_EXPECT(f.updates > 0 && f.updates < total && f.flagged == 0,
 		  "want some but not all %u updates, none flagged; got %u, %u flagged",
 		  total, f.updates, f.flagged);
-	WL_EXPECT(keyctl_update(key, "z", 1) == 0, "keyctl_update: %s", strerror(errno));
+	WL_EXPECT(keyctl_update(f.key, "z", 1) == 0, "keyctl_update: %s", strerror(errno));
 	r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS * 4);
 	wl_wq_close(fd);
 	wl_diag("%u updates posted, %u delivered before the reader made room", total,
