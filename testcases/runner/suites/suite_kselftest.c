@@ -42,9 +42,14 @@ static void add_diag(char **diag, const char *line)
 static size_t count(void)
 {
 	char line[512], *pending = NULL;
+	static bool ran;
 	FILE *f;
 	int st;
 
+	/* The runner may ask more than once: run the kselftest only once. */
+	if (ran)
+		return nresults ? nresults : 1;
+	ran = true;
 	fflush(NULL);
 	f = popen(KSFT_BIN " 2>&1", "r");
 	if (!f) {
