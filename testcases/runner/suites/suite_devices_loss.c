@@ -7,7 +7,7 @@
  * A null_blk disk completing from an hrtimer (irqmode 2) fails reads of its
  * bad range: each failure is a block record raised in hard interrupt
  * context, which the list copies and posts from a work item, at most 256
- * waiting at a time.  Reader threads at SCHED_FIFO 60 fail FLOOD_READS
+ * waiting at a time.  Reader threads at SCHED_FIFO 60 fail up to READERS * READS_EACH
  * reads while spinners at SCHED_FIFO 50 keep both CPUs from the work item,
  * so more than 256 records wait and the rest are lost before any queue
  * sees them.  Then one more failure is raised after the flood.  Each
@@ -36,12 +36,14 @@
 
 #define READERS		8
 #define READS_EACH	80
-#define FLOOD_READS	(READERS * READS_EACH)
 #define SPINNERS	2
+/* How long the spinners and readers may hold the CPUs. */
+#define FLOOD_SECONDS	0.5
 
 struct flood {
 	const struct nullb *nb;
-	atomic_int go, stop, failed;
+	double end;		/* CLOCK_MONOTONIC end of the flood */
+	atomic_int go, failed, reads;
 };
 
 static int set_fifo(int prio)
@@ -60,7 +62,8 @@ static void *spinner(void *arg)
 		wl_diag("SCHED_FIFO 50 for a spinner: %s", strerror(r));
 		atomic_store(&f->failed, 1);
 	}
-	while (!atomic_load(&f->stop))
+	/* Bounded in time: RT spinning must never starve RCU for long. */
+	while (wl_now_s() < f->end)
 		;
 	return NULL;
 }
@@ -84,11 +87,13 @@ static void *reader(void *arg)
 	}
 	while (!atomic_load(&f->go))
 		;
-	for (i = 0; i < READS_EACH; i++)
+	for (i = 0; i < READS_EACH && wl_now_s() < f->end; i++)
 		if (pread(fd, buf, 4096, (off_t)BAD_SECTOR * 512) != -1 || errno != EIO) {
 			wl_diag("read of the bad range of %s did not fail with EIO", f->nb->dev);
 			atomic_store(&f->failed, 1);
 			break;
+		} else {
+			atomic_fetch_add(&f->reads, 1);
 		}
 	free(buf);
 	close(fd);
@@ -124,7 +129,7 @@ static enum wl_result lost_records_flagged(void)
 	struct flood f = { 0 };
 	struct nullb nb;
 	int q[WL_TRANSPORT_NR], t, i, ok = 1;
-	unsigned int want = FLOOD_READS + 1;
+	unsigned int want;
 
 	for (t = 0; t < WL_TRANSPORT_NR; t++) {
 		/* 513 block records of 24 bytes: within 16 ring pages and 512+ notes. */
@@ -135,6 +140,7 @@ static enum wl_result lost_records_flagged(void)
 	}
 	WL_EXPECT(wl_nullb_create(2, &nb) == 0, "null_blk disk, hrtimer completions");
 	f.nb = &nb;
+	f.end = wl_now_s() + FLOOD_SECONDS;
 	for (i = 0; i < SPINNERS; i++)
 		pthread_create(&spin[i], NULL, spinner, &f);
 	for (i = 0; i < READERS; i++)
@@ -142,11 +148,11 @@ static enum wl_result lost_records_flagged(void)
 	atomic_store(&f.go, 1);
 	for (i = 0; i < READERS; i++)
 		pthread_join(rd[i], NULL);
-	atomic_store(&f.stop, 1);
 	for (i = 0; i < SPINNERS; i++)
 		pthread_join(spin[i], NULL);
 	/* One more, after the flood: the ring's overrun flag rides on it. */
 	ok = !atomic_load(&f.failed) && wl_nullb_read_bad(&nb) == 0;
+	want = atomic_load(&f.reads) + 1;
 	for (t = 0; t < WL_TRANSPORT_NR; t++) {
 		unsigned int n;
 		int lost;

@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "devices_util.h"
 #include "vfs_util.h"
 #include "wl.h"
 
@@ -133,25 +134,6 @@ static enum wl_result close_vs_umount(void)
 	return race_loop("init namespaces") ? WL_FAIL : WL_PASS;
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0) {
-		wl_diag("open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	n = write(fd, s, strlen(s));
-	if (n != (ssize_t)strlen(s)) {
-		wl_diag("write '%s' to %s: %s", s, path, n < 0 ? strerror(errno) : "short");
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 /* As uid 1000: unshare -Urm, then the same loop on a mount of our own. */
 static int userns_child(void *arg)
 {
@@ -169,9 +151,9 @@ static int userns_child(void *arg)
 		return 1;
 	}
 	snprintf(map, sizeof(map), "0 %u 1", 1000u);
-	if (write_file("/proc/self/setgroups", "deny") ||
-	    write_file("/proc/self/uid_map", map) ||
-	    write_file("/proc/self/gid_map", map))
+	if (wl_write_file("/proc/self/setgroups", "deny") ||
+	    wl_write_file("/proc/self/uid_map", map) ||
+	    wl_write_file("/proc/self/gid_map", map))
 		return 1;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
 		wl_diag("make / private in the new mount namespace: %s", strerror(errno));

@@ -23,6 +23,7 @@
 #define _LINUX_FCNTL_H
 #include <linux/watch_queue.h>
 
+#include "devices_util.h"
 #include "wl.h"
 
 #define HARD "/proc/sys/fs/pipe-user-pages-hard"
@@ -90,48 +91,15 @@ static int charge_child(void *arg)
 	return 0;
 }
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n = -1;
-
-	if (fd >= 0) {
-		n = write(fd, s, strlen(s));
-		close(fd);
-	}
-	if (n != (ssize_t)strlen(s)) {
-		wl_diag("write %s to %s: %s", s, path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static int read_str(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n = -1;
-
-	if (fd >= 0) {
-		n = read(fd, buf, len - 1);
-		close(fd);
-	}
-	if (n <= 0) {
-		wl_diag("read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	buf[n] = '\0';
-	return 0;
-}
-
 static enum wl_result with_hard_limit(int (*fn)(void *), const struct wl_creds *c)
 {
 	char old[32];
 	int r;
 
-	if (read_str(HARD, old, sizeof(old)) || write_str(HARD, HARD_LIMIT))
+	if (wl_read_file(HARD, old, sizeof(old)) < 0 || wl_write_file(HARD, HARD_LIMIT))
 		return WL_FAIL;
 	r = c ? wl_run_as(c, fn, NULL) : fn(NULL);
-	if (write_str(HARD, old))
+	if (wl_write_file(HARD, old))
 		return WL_FAIL;
 	return r == 0 ? WL_PASS : WL_FAIL;
 }
