@@ -22,6 +22,7 @@
 #include <selinux/selinux.h>
 
 #include "label.h"
+#include "watchpol_util.h"
 #include "wl.h"
 
 /* Every child runs as this uid: only the labels differ between W, T and B. */
@@ -344,21 +345,6 @@ static ssize_t read_text(const char *path, char *buf, size_t size)
 	return len;
 }
 
-/* The whole text in one write(2), as watchpol requires: 0 or -errno. */
-static int write_watchpol_policy(const char *text)
-{
-	int fd = open(WATCHPOL_DIR "policy", O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	err = errno;
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : n < 0 ? -err : -EIO;
-}
-
 /* The "post T W" and "watch W O" lines policy/labels implies, in order. */
 static int expected_rules(char *buf, size_t size)
 {
@@ -408,12 +394,12 @@ static enum wl_result watchpol_label_rules_resolve(void)
 	WL_EXPECT(read_text(WATCHPOL_DIR "policy", saved, sizeof(saved)) >= 0,
 		  "read the watchpol policy in force: %s", strerror(errno));
 	snprintf(text, sizeof(text), "default none\n%s", rules);
-	r = write_watchpol_policy(text);
+	r = wp_write_policy_str(text);
 	WL_EXPECT(r == 0, "load default none plus %s: %s", path, strerror(-r));
 	WL_EXPECT(read_text(WATCHPOL_DIR "policy", got, sizeof(got)) >= 0 &&
 		  read_text(WATCHPOL_DIR "stats", stats, sizeof(stats)) >= 0,
 		  "read the watchpol policy and stats back: %s", strerror(errno));
-	r = write_watchpol_policy(saved);
+	r = wp_write_policy_str(saved);
 	WL_EXPECT(r == 0, "restore the watchpol policy: %s", strerror(-r));
 	WL_EXPECT(has_lines(got, want), "%s loaded as\n%s\nwant the rules\n%s", path, got, want);
 	unresolved = strstr(stats, "unresolved_rules ");
