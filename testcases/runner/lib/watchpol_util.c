@@ -18,8 +18,11 @@ int wp_write_one(const char *path, const char *text, size_t len)
 	return wl_try_write(path, text, len) ? -errno : 0;
 }
 
-/* Does the last statement of the text, if any, start with "end"? */
-static bool ends_with_end_line(const char *text, size_t len)
+/*
+ * Where the text's last statement is an end line: 0 it is not, 1 it is
+ * and its newline is in the text, 2 it is the text's last, unended line.
+ */
+static int end_line_state(const char *text, size_t len)
 {
 	size_t start = len, i;
 
@@ -31,13 +34,16 @@ static bool ends_with_end_line(const char *text, size_t len)
 			start--;
 		for (i = start; i < end && (text[i] == ' ' || text[i] == '\t'); i++)
 			;
-		if (i < end && text[i] != '#')
-			return end - i >= 3 && !memcmp(text + i, "end", 3) &&
-			       (end - i == 3 || (text[i + 3] && strchr(" \t#", text[i + 3])));
+		if (i < end && text[i] != '#') {
+			if (end - i < 3 || memcmp(text + i, "end", 3) ||
+			    (end - i > 3 && !(text[i + 3] && strchr(" \t#", text[i + 3]))))
+				return 0;
+			return end < len ? 1 : 2;
+		}
 		if (start > 0)
 			start--;
 	}
-	return false;
+	return 0;
 }
 
 int wp_write_policy_chunked(const char *text, size_t len, size_t chunk)
@@ -49,8 +55,15 @@ int wp_write_policy_chunked(const char *text, size_t len, size_t chunk)
 
 	if (fd < 0)
 		return -errno;
-	if (!ends_with_end_line(text, len))
+	/* The end line completes the policy once its newline arrives. */
+	switch (end_line_state(text, len)) {
+	case 0:
 		tail = len && text[len - 1] != '\n' ? "\nend\n" : "end\n";
+		break;
+	case 2:
+		tail = "\n";
+		break;
+	}
 	while (pos < len && !r) {
 		size_t n = chunk && chunk < len - pos ? chunk : len - pos;
 		ssize_t w = write(fd, text + pos, n);

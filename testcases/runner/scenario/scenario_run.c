@@ -349,6 +349,15 @@ static int setter_main(struct scn_ctx *c, int sock)
 
 static int trigger_main(struct scn_ctx *c, int sock)
 {
+	struct msg m;
+
+	/*
+	 * Act only once the runner has dropped its references to the object:
+	 * otherwise its close() of an fsmount fd can be the last one, and
+	 * the runner, not the triggerer or the kernel, is T.
+	 */
+	if (recv_msg(sock, MSG_GO, &m, NULL))
+		return -1;
 	return send_msg(sock, MSG_DONE, scn_act(c) ? -1 : 0, 0, 0, -1);
 }
 
@@ -541,6 +550,8 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 		close(c->pass[1]);
 		c->pass[0] = c->pass[1] = -1;
 	}
+	if (t.pid && send_msg(t.sock, MSG_GO, 0, 0, 0, -1))
+		goto out;
 	if (t.pid && (recv_msg(t.sock, MSG_DONE, &m, NULL) || m.err)) {
 		wl_diag("%s: the triggerer's action failed", s->name);
 		goto out;

@@ -27,6 +27,8 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "evidence.h"
+#include "scenario_run.h"
 #include "watchpol_util.h"
 #include "wl.h"
 #include "wl_lists.h"
@@ -608,6 +610,71 @@ static enum wl_result stats_label_part(void)
 		  "profile %s: label_part %.*s, want %s", wl_profile(),
 		  (int)strcspn(p, "\n"), p, labels ? "active" : "inactive");
 	return WL_PASS;
+}
+
+/*
+ * The kernel is the kernel: a mount dissolved by unix GC is posted from a
+ * kworker, which runs on its own copy of init_cred.  kernel_events must
+ * decide it, with the fput-creds switch on and off; judged as uid 0 (the
+ * kworker's creds without kernel-patches/0009) it passes on CAP_KILL.
+ */
+static enum wl_result kernel_events_govern_kworker_posts(void)
+{
+	static const char path[] = "/etc/watchlab/scenarios/lkml-2019.scn";
+	const struct scenario *gc = NULL;
+	struct scn_set set = { 0 };
+	unsigned int v[4];
+	char err[256];
+	size_t nv;
+	int bad = 0;
+
+	WL_EXPECT(!scn_parse_file(&set, path, err, sizeof(err)), "%s", err);
+	for (size_t i = 0; i < set.n; i++)
+		if (!strcmp(set.v[i].name, "unix-gc"))
+			gc = &set.v[i];
+	WL_EXPECT(gc, "%s has no scenario unix-gc", path);
+	nv = scn_variant_list(gc, v, 4);
+	/* The debug boot (about 50x slower): deny with the first variant only. */
+	if (wl_debug_kernel())
+		nv = 1;
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	for (int deny = wl_debug_kernel(); deny < 2; deny++) {
+		int r = wp_write_policy_str(deny ? "default schaufler\nkernel_events deny\n" :
+						   "default schaufler\nkernel_events allow\n");
+
+		if (r) {
+			wl_diag("write the policy: %s", strerror(-r));
+			bad = 1;
+			break;
+		}
+		for (size_t j = 0; j < nv; j++) {
+			enum scn_result want = deny ? SCN_BLOCKED : SCN_DELIVERED, got;
+			char row[SCN_NAME_MAX + 24];
+
+			static struct wl_evidence ev;
+			int watch_err = 0;
+
+			if (wl_evidence_begin(&ev)) {
+				bad = 1;
+				break;
+			}
+			got = scn_run(gc, v[j], &ev, &watch_err);
+			wl_evidence_end(&ev);
+			scn_row_name(gc, v[j], row, sizeof(row));
+			if (got != want) {
+				wl_diag("%s with kernel_events %s: %s, want %s", row,
+					deny ? "deny" : "allow", scn_result_name(got),
+					scn_result_name(want));
+				for (char *l = strstr(ev.log, "hook=post"); l;
+				     l = strstr(l + 1, "hook=post"))
+					wl_diag("%.*s", (int)strcspn(l, "\n"), l);
+				bad = 1;
+			}
+		}
+	}
+	scn_set_free(&set);
+	WL_EXPECT(wp_restore_policy(), "could not restore the policy");
+	return bad ? WL_FAIL : WL_PASS;
 }
 
 static int no_mac_admin_child(void *arg)
@@ -1379,6 +1446,7 @@ static const struct wl_test watchpol_tests[] = {
 	{ "policy_truncated_never_loads", policy_truncated_never_loads },
 	{ "policy_write_misuse_changes_nothing", policy_write_misuse_changes_nothing },
 	{ "stats_label_part", stats_label_part },
+	{ "kernel_events_govern_kworker_posts", kernel_events_govern_kworker_posts },
 	{ "writes_need_cap_mac_admin", writes_need_cap_mac_admin },
 	{ "strict_counts_and_logs_denials", strict_counts_and_logs_denials },
 	{ "enforce0_delivers_and_logs_would_deny", enforce0_delivers_and_logs_would_deny },
