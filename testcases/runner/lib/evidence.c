@@ -17,6 +17,7 @@
 #include <linux/netlink.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -32,7 +33,6 @@
 #define AUDIT_FENCE_TEXT "watchlab-evidence-fence="
 #define AUDIT_WAIT_MS 2000
 #define AUDIT_MSG_MAX 8970	/* libaudit's MAX_AUDIT_MESSAGE_LENGTH */
-#define LOG_LINE_ROOM 2048	/* a few of watchpol's log lines */
 
 struct audit_msg {
 	struct nlmsghdr nh;
@@ -152,41 +152,38 @@ static void take_audit(struct wl_evidence *ev)
 	}
 }
 
-/* Append watchpol's new decision records (reading consumes them). */
+/*
+ * Append watchpol's new decision records (reading consumes them), keeping
+ * the newest whole lines when they outgrow the window: the event is near
+ * the end.
+ */
 static void take_log(struct wl_evidence *ev)
 {
-	int fd = open(WP_LOG, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	char *text = wp_drain_log();
+	size_t n, room;
+	const char *from;
 
-	if (fd < 0)
+	if (!text)
 		return;
-	for (;;) {
-		size_t room = sizeof(ev->log) - 1 - ev->loglen;
-
-		/*
-		 * A read shorter than one record fails (EINVAL) and consumes
-		 * nothing: keep room for a few whole lines, dropping the
-		 * oldest whole lines first (the event is near the end).
-		 */
-		if (room < LOG_LINE_ROOM) {
-			char *cut = memchr(ev->log + sizeof(ev->log) / 2, '\n',
-					   ev->loglen - sizeof(ev->log) / 2);
-			size_t keep = cut ? ev->loglen - (cut + 1 - ev->log) : 0;
-
-			memmove(ev->log, ev->log + ev->loglen - keep, keep);
-			ev->loglen = keep;
-			continue;
-		}
-		n = read(fd, ev->log + ev->loglen, room);
-		if (n <= 0) {
-			if (n < 0)
-				wl_diag("evidence: read %s: %s", WP_LOG, strerror(errno));
-			break;
-		}
-		ev->loglen += n;
+	n = strlen(text);
+	from = text;
+	if (n >= sizeof(ev->log) / 2) {
+		from = strchr(text + n - sizeof(ev->log) / 2, '\n');
+		from = from ? from + 1 : text + n;
+		n = strlen(from);
 	}
+	room = sizeof(ev->log) - 1 - ev->loglen;
+	if (n > room) {
+		const char *cut = strchr(ev->log + n - room, '\n');
+		size_t keep = cut ? ev->loglen - (cut + 1 - ev->log) : 0;
+
+		memmove(ev->log, ev->log + ev->loglen - keep, keep);
+		ev->loglen = keep;
+	}
+	memcpy(ev->log + ev->loglen, from, n);
+	ev->loglen += n;
 	ev->log[ev->loglen] = '\0';
-	close(fd);
+	free(text);
 }
 
 int wl_evidence_begin(struct wl_evidence *ev)
