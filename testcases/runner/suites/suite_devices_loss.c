@@ -42,7 +42,7 @@
 
 struct flood {
 	const struct nullb *nb;
-	double end;		/* CLOCK_MONOTONIC end of the flood */
+	double end;		/* CLOCK_MONOTONIC end of the flood, set before go */
 	atomic_int go, failed, reads;
 };
 
@@ -62,6 +62,8 @@ static void *spinner(void *arg)
 		wl_diag("SCHED_FIFO 50 for a spinner: %s", strerror(r));
 		atomic_store(&f->failed, 1);
 	}
+	while (!atomic_load(&f->go))
+		;
 	/* Bounded in time: RT spinning must never starve RCU for long. */
 	while (wl_now_s() < f->end)
 		;
@@ -140,11 +142,15 @@ static enum wl_result lost_records_flagged(void)
 	}
 	WL_EXPECT(wl_nullb_create(2, &nb) == 0, "null_blk disk, hrtimer completions");
 	f.nb = &nb;
-	f.end = wl_now_s() + FLOOD_SECONDS;
+	/*
+	 * Every thread waits for go, so that the FIFO spinners cannot keep
+	 * this (SCHED_OTHER) thread from creating the readers.
+	 */
 	for (i = 0; i < SPINNERS; i++)
 		pthread_create(&spin[i], NULL, spinner, &f);
 	for (i = 0; i < READERS; i++)
 		pthread_create(&rd[i], NULL, reader, &f);
+	f.end = wl_now_s() + FLOOD_SECONDS;
 	atomic_store(&f.go, 1);
 	for (i = 0; i < READERS; i++)
 		pthread_join(rd[i], NULL);
