@@ -42,8 +42,10 @@
 
 struct flood {
 	const struct nullb *nb;
-	double end;		/* CLOCK_MONOTONIC end of the flood */
-	atomic_int go, failed, reads;
+	double end;		/* CLOCK_MONOTONIC end of the flood, set before go */
+
+	pthread_barrier_t go;	/* every thread and the main one */
+	atomic_int failed, reads;
 };
 
 static int set_fifo(int prio)
@@ -56,8 +58,11 @@ static int set_fifo(int prio)
 static void *spinner(void *arg)
 {
 	struct flood *f = arg;
-	int r = set_fifo(50);
+	int r;
 
+	/* Sleep until every thread exists, only then take the CPU. */
+	pthread_barrier_wait(&f->go);
+	r = set_fifo(50);
 	if (r) {
 		wl_diag("SCHED_FIFO 50 for a spinner: %s", strerror(r));
 		atomic_store(&f->failed, 1);
@@ -72,8 +77,10 @@ static void *reader(void *arg)
 {
 	struct flood *f = arg;
 	void *buf;
-	int fd, i, r = set_fifo(60);
+	int fd, i, r;
 
+	pthread_barrier_wait(&f->go);
+	r = set_fifo(60);
 	if (r) {
 		wl_diag("SCHED_FIFO 60 for a reader: %s", strerror(r));
 		atomic_store(&f->failed, 1);
@@ -85,8 +92,6 @@ static void *reader(void *arg)
 		atomic_store(&f->failed, 1);
 		return NULL;
 	}
-	while (!atomic_load(&f->go))
-		;
 	for (i = 0; i < READS_EACH && wl_now_s() < f->end; i++)
 		if (pread(fd, buf, 4096, (off_t)BAD_SECTOR * 512) != -1 || errno != EIO) {
 			wl_diag("read of the bad range of %s did not fail with EIO", f->nb->dev);
@@ -126,7 +131,7 @@ static int drain(int fd, const char *what, unsigned int *records, int *lost)
 static enum wl_result lost_records_flagged(void)
 {
 	pthread_t spin[SPINNERS], rd[READERS];
-	struct flood f = { 0 };
+	struct flood f = { .nb = NULL };
 	struct nullb nb;
 	int q[WL_TRANSPORT_NR], t, i, ok = 1;
 	unsigned int want;
@@ -140,16 +145,23 @@ static enum wl_result lost_records_flagged(void)
 	}
 	WL_EXPECT(wl_nullb_create(2, &nb) == 0, "null_blk disk, hrtimer completions");
 	f.nb = &nb;
-	f.end = wl_now_s() + FLOOD_SECONDS;
+	/*
+	 * Every thread sleeps on the barrier until all exist and only then
+	 * turns SCHED_FIFO, so that none can keep this (SCHED_OTHER) thread
+	 * from creating the others; the flood then lasts FLOOD_SECONDS.
+	 */
+	pthread_barrier_init(&f.go, NULL, SPINNERS + READERS + 1);
 	for (i = 0; i < SPINNERS; i++)
 		pthread_create(&spin[i], NULL, spinner, &f);
 	for (i = 0; i < READERS; i++)
 		pthread_create(&rd[i], NULL, reader, &f);
-	atomic_store(&f.go, 1);
+	f.end = wl_now_s() + FLOOD_SECONDS;
+	pthread_barrier_wait(&f.go);
 	for (i = 0; i < READERS; i++)
 		pthread_join(rd[i], NULL);
 	for (i = 0; i < SPINNERS; i++)
 		pthread_join(spin[i], NULL);
+	pthread_barrier_destroy(&f.go);
 	/* One more, after the flood: the ring's overrun flag rides on it. */
 	ok = !atomic_load(&f.failed) && wl_nullb_read_bad(&nb) == 0;
 	want = atomic_load(&f.reads) + 1;
