@@ -12,7 +12,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
 #include <poll.h>
@@ -22,8 +21,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* glibc's <fcntl.h> already defines what <linux/fcntl.h> would redefine. */
-#define _LINUX_FCNTL_H
 #include <linux/watch_queue.h>
 
 #include "evidence.h"
@@ -330,17 +327,17 @@ static const char *lsm_denial(const struct wl_evidence *ev, bool post)
 	return NULL;
 }
 
-bool wl_evidence_blocked(const struct wl_evidence *ev, int watch_err,
+bool wl_evidence_blocked(const struct wl_evidence *ev, const char *step, int step_err,
 			 const char *type, unsigned int subtype,
 			 char *buf, size_t len)
 {
 	struct log_tally t;
 	const char *who;
 
-	if (watch_err) {
+	if (step_err) {
 		t = tally(ev, false, NULL, 0);
 		who = t.refused ? "watchpol" : lsm_denial(ev, false);
-		snprintf(buf, len, "watch:%s", who ? who : "kernel");
+		snprintf(buf, len, "%s:%s", step, who ? who : "kernel");
 		return true;
 	}
 	t = tally(ev, true, type, subtype);

@@ -42,14 +42,15 @@ void wl_evidence_take(struct wl_evidence *ev);
 void wl_evidence_end(struct wl_evidence *ev);
 
 /*
- * Where a blocked event stopped, as "watch:WHO", "post:WHO" or
- * "not-posted", written to buf.  @watch_err is the errno of a refused
- * watch (0: the watch was set); @type is watchpol's name for the watch type
+ * Where a blocked event stopped, as "STEP:WHO", "post:WHO" or "not-posted",
+ * written to buf.  @step names what the watcher did before the action
+ * ("watch", or "read" for a control row) and @step_err is the errno that
+ * refused it (0: it was done); @type is watchpol's name for the watch type
  * ("key", "mount", "sb", "block", "usb") and @subtype the record's subtype.
  * Returns false (buf explains) when the records contradict "blocked": the
  * event was posted and every LSM allowed it.
  */
-bool wl_evidence_blocked(const struct wl_evidence *ev, int watch_err,
+bool wl_evidence_blocked(const struct wl_evidence *ev, const char *step, int step_err,
 			 const char *type, unsigned int subtype,
 			 char *buf, size_t len);
 

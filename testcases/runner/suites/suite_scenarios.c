@@ -114,16 +114,12 @@ static enum wl_result run(size_t i)
 	got = scn_run(r->s, r->variant, &ev, &watch_err);
 	wl_evidence_end(&ev);
 	if (got == SCN_BLOCKED) {
-		explained = wl_evidence_blocked(&ev, watch_err,
+		explained = wl_evidence_blocked(&ev, r->s->observe_read ? "read" : "watch",
+						watch_err,
 						wl_evidence_type_name(r->s->action->type),
 						r->s->ev_subtype, where, sizeof(where));
 		if (strcmp(where, "not-posted") == 0)
 			got = SCN_NOT_POSTED;
-		/* a control row's refusal is of the read, not of a watch */
-		if (r->s->observe_read && strncmp(where, "watch:", 6) == 0) {
-			memmove(where + 5, where + 6, strlen(where + 6) + 1);
-			memcpy(where, "read:", 5);
-		}
 	}
 	snprintf(at, sizeof(at), "%s:%u", basename(r->s->file), r->s->line);
 	wl_matrix(&(struct wl_cell){
