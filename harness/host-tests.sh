@@ -169,6 +169,10 @@ malformed control_byte 2 "${good/source  key/source  k$(printf '\001')ey}"
 malformed fput_not_destruction 1 "${good/action  update/action  update
 	fput    both}"
 malformed no_watcher 1 "${good/watcher uid=1000/}"
+malformed watch_via_no_mntns 1 "${good/action  update/action  update
+	watch-via trigger}"
+malformed watch_via_what 8 "${good/action  update/action  update
+	watch-via owner}"
 malformed no_threat 1 "${good/threat  use/}"
 malformed unknown_threat 9 "${good/threat  use/threat  usefulness}"
 if out=$("$lint" "$bad/none.scn" 2>&1); then

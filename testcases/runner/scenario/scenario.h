@@ -102,6 +102,13 @@ struct scenario {
 	 * for a notification row.
 	 */
 	bool observe_read;
+	/*
+	 * "watch-via trigger": W reaches the object through /proc/T/root, in
+	 * the mount namespace T made for itself, where T also makes the
+	 * object (the action's starting state, or its own tmpfs for an sb):
+	 * a daemon hearing what a user does in its own namespaces.
+	 */
+	bool watch_via_trigger;
 	/* "allow"/"deny": the row runs with this kernel_events, whatever the model's */
 	char kernel_events[8];
 	unsigned int variants;	/* SCN_V_* */

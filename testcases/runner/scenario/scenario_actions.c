@@ -126,12 +126,16 @@ static const struct scn_action actions[] = {
 	/* the owner keeps it; a looker takes a copy (pidfd_getfd) and closes last */
 	M("fsmount-looker-close", UNMOUNT, scn_mount_fsmount_looker_close,
 	  .destruction = true, .hand_off = true, .looker = true),
+	/* ...or through /proc/OWNER/fd: a new struct file, the owner's exit is last */
+	M("fsmount-proc-looker", UNMOUNT, scn_mount_fsmount_proc_looker,
+	  .destruction = true, .hand_off = true, .looker = true),
 	M("fsmount-unix-gc", UNMOUNT, scn_mount_fsmount_unix_gc, .destruction = true,
 	  .async = true),
 	/* superblocks */
 	S("remount-ro", READONLY, scn_sb_remount_ro),
 	S("exceed-quota", EDQUOT, scn_sb_exceed_quota),
 	S("fs-error", ERROR, scn_sb_fs_error),
+	S("read-bad-dir", ERROR, scn_sb_read_bad_dir),	/* object sb-ext4-bad-dir */
 	/* devices: the watch is on the global device list */
 	B("read-bad-sector", ERROR_IO, scn_block_read_bad),
 	/* the same error raised in hard interrupt context, posted from a worker */

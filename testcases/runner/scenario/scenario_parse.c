@@ -282,10 +282,10 @@ static int parse_source(struct parser *p, const char *name, struct scenario *s)
 	return fail(p, "unknown source '%s'", name);
 }
 
-static const char *const objects[SCN_NR_SOURCES][4] = {
+static const char *const objects[SCN_NR_SOURCES][5] = {
 	[SCN_KEY] = { "key", "keyring", NULL },
 	[SCN_MOUNT] = { "mount", "fsmount", NULL },
-	[SCN_SB] = { "sb", "sb-quota", "sb-ext4", NULL },
+	[SCN_SB] = { "sb", "sb-quota", "sb-ext4", "sb-ext4-bad-dir", NULL },
 	[SCN_BLOCK] = { "devices", NULL },
 	[SCN_USB] = { "devices", NULL },
 };
@@ -417,6 +417,12 @@ static int parse_field(struct parser *p, char **tok, int ntok, struct scenario *
 		snprintf(s->kernel_events, sizeof(s->kernel_events), "%s", tok[1]);
 		return 0;
 	}
+	if (strcmp(kw, "watch-via") == 0) {
+		if (rest != 1 || strcmp(tok[1], "trigger"))
+			return fail(p, "watch-via: want trigger");
+		s->watch_via_trigger = true;
+		return 0;
+	}
 	if (strcmp(kw, "perm-drop") == 0 && rest == 0) {
 		s->perm_drop = true;
 		return 0;
@@ -459,6 +465,11 @@ static int finish(struct parser *p, struct scn_set *set, struct scenario *s)
 				strcmp(s->action->name, "update")))
 		return fail(p, "scenario %s: 'observe read' goes with source key, action "
 			    "update and no setter", s->name);
+	if (s->watch_via_trigger &&
+	    (!s->trigger.mntns || s->setter.set || s->owner.set ||
+	     (strcmp(s->object, "mount") && strcmp(s->object, "sb"))))
+		return fail(p, "scenario %s: 'watch-via trigger' needs a trigger with mntns, "
+			    "object mount or sb, and no owner or setter", s->name);
 	if (!s->perm)
 		s->perm = 0x3f3f3f3f;
 	if (!(s->variants & SCN_V_TRANSPORTS))

@@ -354,10 +354,24 @@ static int setter_main(struct scn_ctx *c, int sock)
 	return send_msg(sock, MSG_READY, scn_watch(c, c->qfd, SCN_WATCH_ID), 0, 0, -1);
 }
 
+/* Wait until the runner says the scenario is over (or goes away). */
+static void wait_exit(int sock)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	struct msg m;
+
+	if (poll(&pfd, 1, -1) == 1)
+		(void)!recv(sock, &m, sizeof(m), 0);
+}
+
 static int trigger_main(struct scn_ctx *c, int sock)
 {
 	struct msg m;
 
+	/* watch-via: make the object in T's own namespace before the watch. */
+	if (c->s->watch_via_trigger &&
+	    send_msg(sock, MSG_READY, scn_trigger_ns_setup(c) ? -1 : 0, 0, 0, -1))
+		return -1;
 	/*
 	 * Act only once the runner has dropped its references to the object:
 	 * otherwise its close() of an fsmount fd can be the last one, and
@@ -365,7 +379,33 @@ static int trigger_main(struct scn_ctx *c, int sock)
 	 */
 	if (recv_msg(sock, MSG_GO, &m, NULL))
 		return -1;
-	return send_msg(sock, MSG_DONE, scn_act(c) ? -1 : 0, 0, 0, -1);
+	if (send_msg(sock, MSG_DONE, scn_act(c) ? -1 : 0, 0, 0, -1))
+		return -1;
+	/*
+	 * watch-via: T's namespace, where the watch is, lives until the
+	 * watcher has read its queue; its teardown posts records of its own.
+	 */
+	if (c->s->watch_via_trigger)
+		wait_exit(sock);
+	return 0;
+}
+
+/*
+ * watch-via trigger: T first, in its own namespaces, with the object made
+ * there; the watcher then reaches it through /proc/T/root.
+ */
+static int start_trigger_first(struct scn_ctx *c, struct proc *t)
+{
+	struct msg m;
+
+	if (proc_start(t, c, &c->s->trigger, trigger_main) ||
+	    recv_msg(t->sock, MSG_READY, &m, NULL) || m.err) {
+		wl_diag("%s: the triggerer could not make the object in its namespace",
+			c->s->name);
+		return -1;
+	}
+	snprintf(c->via, sizeof(c->via), "/proc/%d/root", (int)t->pid);
+	return 0;
 }
 
 /* The owner: create the object, then serve perm-drop and the fd hand-off. */
@@ -506,6 +546,8 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 		    (send_msg(owner.sock, MSG_HAND_OFF, 0, 0, 0, -1) || read_upcall_key(c)))
 			goto out;
 	}
+	if (s->watch_via_trigger && start_trigger_first(c, &t))
+		goto out;
 	if (proc_start(&w, c, &s->watcher, s->observe_read ? reader_main : watcher_main))
 		goto out;
 	werr = set_watch(c, &w, &setter);
@@ -544,7 +586,7 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 	if (s->trigger.kernel) {
 		if (kernel_trigger(&owner))
 			goto out;
-	} else if (proc_start(&t, c, &s->trigger, trigger_main)) {
+	} else if (!t.pid && proc_start(&t, c, &s->trigger, trigger_main)) {
 		goto out;
 	}
 	/* From here on the runner holds no reference to the object. */
@@ -563,7 +605,7 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 		wl_diag("%s: the triggerer's action failed", s->name);
 		goto out;
 	}
-	if (!proc_end(&t, false))
+	if (!s->watch_via_trigger && !proc_end(&t, false))
 		goto out;
 	/* The action's records, before the fence's own post joins them. */
 	wl_evidence_take(ev);
@@ -577,6 +619,8 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 			s->name, (long long)(m.b >> 16), (long long)((m.b >> 8) & 0xff),
 			(long long)(m.b & 0xff));
 	res = m.a ? SCN_DELIVERED : SCN_BLOCKED;
+	if (s->watch_via_trigger && !proc_end(&t, false))
+		res = SCN_UNSET;
 out:
 	proc_end(&t, true);
 	proc_end(&setter, true);

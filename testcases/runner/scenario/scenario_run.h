@@ -8,6 +8,7 @@
 #define WL_SCENARIO_RUN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "devices_util.h"
@@ -22,7 +23,8 @@ struct scn_ctx {
 	const struct scenario *s;
 	unsigned int variant;
 	char dir[64];		/* the fixture's mount point (mount and sb sources) */
-	char attr[96];		/* sb-ext4: its trigger_fs_error attribute */
+	char via[32];		/* watch-via trigger: "/proc/PID/root" of T, else "" */
+	char attr[96];		/* sb-ext4*: its /sys/fs/ext4/<dev> directory */
 	int mfd;		/* fsmount objects: the detached tree's fd, else -1 */
 	pid_t owner_pid;	/* looker actions: the owner, and the fd it holds */
 	int owner_fd;
@@ -50,6 +52,14 @@ int scn_object_hand_off(struct scn_ctx *c);
 
 /* As the watcher or setter: set the watch; 0 or the errno. */
 int scn_watch(struct scn_ctx *c, int qfd, int watch_id);
+/* The fixture's directory as the watcher reaches it (through c->via). */
+void scn_object_path(const struct scn_ctx *c, char *buf, size_t len);
+
+/*
+ * As the triggerer of a watch-via row, in its own mount namespace: the
+ * source's object there, then the action's prepare; 0 or -1 (diagnosed).
+ */
+int scn_trigger_ns_setup(struct scn_ctx *c);
 
 /* As the triggerer: the action; 0, or -1 (diagnosed). */
 int scn_act(struct scn_ctx *c);

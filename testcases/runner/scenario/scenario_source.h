@@ -26,7 +26,16 @@ struct scn_source_ops {
 	int (*setup)(struct scn_ctx *c);
 	/* As the owner, before the watch: create the object; NULL: the fixture is it. */
 	int (*create)(struct scn_ctx *c);
-	/* As the watcher or setter: set the watch; 0, or -1 with errno set. */
+	/*
+	 * As the triggerer in the mount namespace it made (watch-via
+	 * trigger), before the watch: the object, made there; NULL: the
+	 * fixture's copy in that namespace is the object.
+	 */
+	int (*ns_setup)(struct scn_ctx *c);
+	/*
+	 * As the watcher or setter: set the watch on the object at
+	 * scn_object_path(); 0, or -1 with errno set.
+	 */
 	long (*watch)(struct scn_ctx *c, int qfd, int watch_id);
 	/* As the runner, whatever happened: remove the fixture; NULL: nothing. */
 	void (*teardown)(struct scn_ctx *c);
@@ -68,6 +77,7 @@ int scn_mount_fsmount_pass_exec(struct scn_ctx *c);
 int scn_mount_exec_prepare(struct scn_ctx *c);
 void scn_mount_exec_restore(struct scn_ctx *c);
 int scn_mount_fsmount_looker_close(struct scn_ctx *c);
+int scn_mount_fsmount_proc_looker(struct scn_ctx *c);
 int scn_mount_fsmount_unix_gc(struct scn_ctx *c);
 /* Mount a tmpfs fixture at path (the "object" label if the watcher has one). */
 int scn_tmpfs_at(const struct scn_ctx *c, const char *path, const char *extra, bool shared);
@@ -77,6 +87,7 @@ void scn_mount_teardown(struct scn_ctx *c);
 int scn_sb_remount_ro(struct scn_ctx *c);
 int scn_sb_exceed_quota(struct scn_ctx *c);
 int scn_sb_fs_error(struct scn_ctx *c);
+int scn_sb_read_bad_dir(struct scn_ctx *c);
 /* source_device.c */
 int scn_block_read_bad(struct scn_ctx *c);
 int scn_block_hardirq_prepare(struct scn_ctx *c);

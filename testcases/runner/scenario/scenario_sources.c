@@ -38,7 +38,24 @@ int scn_fixture_setup(struct scn_ctx *c)
 		return -1;
 	if (ops(c)->setup && ops(c)->setup(c))
 		return -1;
+	/* A watch-via row's triggerer prepares in its own namespace. */
+	if (c->s->watch_via_trigger)
+		return 0;
 	return a->prepare ? a->prepare(c) : 0;
+}
+
+int scn_trigger_ns_setup(struct scn_ctx *c)
+{
+	const struct scn_action *a = c->s->action;
+
+	if (ops(c)->ns_setup && ops(c)->ns_setup(c))
+		return -1;
+	return a->prepare ? a->prepare(c) : 0;
+}
+
+void scn_object_path(const struct scn_ctx *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", c->via, c->dir);
 }
 
 void scn_fixture_teardown(struct scn_ctx *c)

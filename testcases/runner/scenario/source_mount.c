@@ -2,7 +2,9 @@
 /*
  * source_mount.c - mount scenarios: a tmpfs with directories a/ and b/ (and
  * a submount at a/ unless the action makes it), or a detached fsmount()
- * tree dissolved by the last fput() of its fd.
+ * tree dissolved by the last fput() of its fd.  In a watch-via row the
+ * triggerer's copy of the fixture, in the mount namespace it made, is the
+ * object, and the triggerer makes the submount there.
  *
  * When the watcher has a label, fixture mounts carry the "object" label of
  * policy/labels in the labelled profiles (smackfsroot= or context=), so the
@@ -106,8 +108,12 @@ static int mount_setup(struct scn_ctx *c)
 
 static long mount_watch(struct scn_ctx *c, int qfd, int watch_id)
 {
-	return c->mfd >= 0 ? wl_watch_mount(c->mfd, "", AT_EMPTY_PATH, qfd, watch_id) :
-			     wl_watch_mount(AT_FDCWD, c->dir, 0, qfd, watch_id);
+	char path[128];
+
+	if (c->mfd >= 0)
+		return wl_watch_mount(c->mfd, "", AT_EMPTY_PATH, qfd, watch_id);
+	scn_object_path(c, path, sizeof(path));
+	return wl_watch_mount(AT_FDCWD, path, 0, qfd, watch_id);
 }
 
 /* Shared by the sb source: every mount under the fixture's directory. */
@@ -315,6 +321,36 @@ int scn_mount_fsmount_looker_close(struct scn_ctx *c)
 		wl_diag("triggerer: take the owner's fd %d and end the owner: %s",
 			c->owner_fd, strerror(errno));
 		close(p.fd);
+		return -1;
+	}
+	close(p.fd);
+	return mount_done(c, close(fd));
+}
+
+/*
+ * fsmount-proc-looker, the cover letter's other looker: an unrelated
+ * process reopens the owner's fd through /proc/OWNER/fd/N.  That is a path
+ * walk to the detached tree, not a copy of the owner's struct file: the
+ * looker holds the mount, not the file, so the owner's exit still drops
+ * the file's last reference and dissolves the tree, with the owner's
+ * creds.  The looker's close afterwards posts nothing.
+ */
+int scn_mount_fsmount_proc_looker(struct scn_ctx *c)
+{
+	struct pollfd p = { .events = POLLIN };
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)c->owner_pid, c->owner_fd);
+	fd = open(path, O_PATH | O_CLOEXEC);
+	p.fd = syscall(SYS_pidfd_open, c->owner_pid, 0);
+	if (fd < 0 || p.fd < 0 ||
+	    syscall(SYS_pidfd_send_signal, p.fd, SIGKILL, NULL, 0) || poll(&p, 1, 10000) != 1) {
+		wl_diag("triggerer: reopen %s and end the owner: %s", path, strerror(errno));
+		if (p.fd >= 0)
+			close(p.fd);
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	close(p.fd);
