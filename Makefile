@@ -37,6 +37,22 @@ BOOT_TIMEOUT ?= 300
 DEBUG_BOOT_TIMEOUT ?= 1800
 export KVM
 
+# Bring your own LSM: a folder of `git format-patch` patches applied after
+# the series (harness/kernel-tree.sh), an optional Kconfig fragment in it
+# (config), and the LSM's name, booted after watchpol in a profile of its
+# own (byo-NAME) and compared with every column (make compare).  Without
+# them the lab brings the shipped example, whose expected comparison
+# (expected-comparison.txt in its folder) make test checks.
+LSM_PATCHES ?= examples/lsm-uidpost
+LSM ?= uidpost
+override LSM_PATCHES := $(abspath $(LSM_PATCHES))
+export LSM_PATCHES LSM
+LSM_CONFIG := $(wildcard $(LSM_PATCHES)/config)
+LSM_ANSWER := $(wildcard $(LSM_PATCHES)/expected-comparison.txt)
+ifneq ($(shell echo '$(LSM)' | grep -xE '[a-z][a-z0-9_]{0,30}'),$(LSM))
+$(error watchlab: LSM=$(LSM) is not an LSM name (lower-case letters, digits, _))
+endif
+
 LAB_OBJ := $(B)/kbuild-lab
 DEBUG_OBJ := $(B)/kbuild-debug
 LAB_IMAGE := $(LAB_OBJ)/arch/x86/boot/bzImage
@@ -64,7 +80,7 @@ GUEST_LIBS := -lkeyutils -lselinux -lpcre2-8
 LOADER_LIBS := -lselinux -lsepol -lpcre2-8
 SEPOLICY := $(B)/selinux/policy.bin
 
-.PHONY: help lab test deps tree FORCE kernel kernel-debug guest boot-lab boot-test \
+.PHONY: help lab test compare deps tree FORCE kernel kernel-debug guest boot-lab boot-test \
 	host-tests report-lab report-test results-dir shell shell-tty matrix clean distclean
 
 help:
@@ -77,6 +93,10 @@ help:
 	@echo "                  boot the lab kernel to an interactive busybox shell"
 	@echo "  make bench      the posting benchmark: boot no LSM, watchpol, Smack and both,"
 	@echo "                  print the per-event cost of 1 and 8 queues side by side"
+	@echo "  make compare LSM_PATCHES=DIR LSM=NAME"
+	@echo "                  bring your own LSM: DIR's git format-patch files (and its optional"
+	@echo "                  Kconfig fragment DIR/config) go into the lab kernel, NAME boots after"
+	@echo "                  watchpol and runs every scenario; prints which column it behaves like"
 	@echo "  make matrix     copy results/latest/matrix.md into SECURITY.md"
 	@echo "  make kernel     build only the lab kernel (kernel-debug: the debug kernel)"
 	@echo "  make guest      build only the initramfs"
@@ -102,8 +122,8 @@ $(TREE_KEY): FORCE
 
 FORCE:
 
-$(LAB_OBJ)/.config: images/lab.config $(TREE_KEY) $(wildcard lsm/Kconfig)
-	@harness/kernel-config.sh $(LAB_OBJ) images/lab.config
+$(LAB_OBJ)/.config: images/lab.config $(LSM_CONFIG) $(TREE_KEY) $(wildcard lsm/Kconfig)
+	@harness/kernel-config.sh $(LAB_OBJ) images/lab.config $(LSM_CONFIG)
 
 $(DEBUG_OBJ)/.config: images/lab.config images/debug.config $(TREE_KEY) $(wildcard lsm/Kconfig)
 	@harness/kernel-config.sh $(DEBUG_OBJ) images/lab.config images/debug.config
@@ -165,7 +185,8 @@ results-dir:
 	@harness/boot-cache.sh begin
 
 # Boots run side by side (harness/boot-all.sh), the longest first.
-LAB_BOOT_SPECS := $(foreach p,$(PROFILES),$(LAB_OBJ):$(p):$(p):$(BOOT_TIMEOUT))
+LAB_BOOT_SPECS := $(foreach p,$(PROFILES),$(LAB_OBJ):$(p):$(p):$(BOOT_TIMEOUT)) \
+	$(LAB_OBJ):byo:byo-$(LSM):$(BOOT_TIMEOUT)
 DEBUG_BOOT_SPEC := $(DEBUG_OBJ):$(DEBUG_PROFILE):$(DEBUG_PROFILE)-debug:$(DEBUG_BOOT_TIMEOUT):debug
 
 boot-lab: kernel guest | results-dir
@@ -177,13 +198,14 @@ boot-test: kernel kernel-debug guest | results-dir
 host-tests: tree $(UAPI)/.stamp | results-dir
 	@harness/host-tests.sh >$(R)/host.ktap
 
-LAB_BOOTS := $(foreach p,$(PROFILES),$(p):$(p):1)
+LAB_BOOTS := $(foreach p,$(PROFILES),$(p):$(p):1) byo-$(LSM):$(LSM):byo \
+	$(if $(LSM_ANSWER),$(LSM_ANSWER):$(LSM):answer)
 
 # Write the reports, print the matrix and the summary; fail on any failure.
 # Only a passing report lets its boots be replayed by the next run.
 report = rc=0; harness/report.py $(R) $(1) >$(R)/summary.txt || rc=$$?; \
 	if [ $$rc -eq 0 ]; then harness/boot-cache.sh commit; else harness/boot-cache.sh drop; fi; \
-	cat $(R)/matrix.md; \
+	cat $(R)/matrix.md; [ ! -f $(R)/comparison.md ] || { echo; cat $(R)/comparison.md; }; \
 	echo "watchlab: results in $(R:$(TOP)/%=%)/ (console logs, ktap.txt, junit.xml, matrix.json, matrix.md)"; \
 	cat $(R)/summary.txt; exit $$rc
 
@@ -206,6 +228,12 @@ lab:
 test:
 	@$(if $(SUITES),echo "watchlab: make test runs every suite; SUITES=$(SUITES) is ignored";)
 	@env -u SUITES $(MAKE) --no-print-directory -j$(STEPS) report-test SUITES=
+
+# make compare LSM_PATCHES=DIR LSM=NAME: the lab, with DIR's patches in the
+# kernel and NAME booted beside the profiles; the comparison comes last.
+compare:
+	@$(if $(and $(filter command environment,$(origin LSM)),$(filter command environment,$(origin LSM_PATCHES))),,$(error watchlab: make compare needs LSM_PATCHES=DIR and LSM=NAME (see make help)))
+	@$(MAKE) --no-print-directory -j$(STEPS) report-lab
 
 # Checked before anything is built: without a terminal there is no shell to give.
 shell-tty:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Host-side suites, reported as one KTAP document on stdout:
 #   lint       - shellcheck on every shell script of the project
-#   patches    - checkpatch --strict on each patch in kernel-patches/series;
+#   patches    - checkpatch --strict on each patch in kernel-patches/series and examples/;
 #                every warning type left must be named in that patch's changelog
 #   lsm_style  - checkpatch --strict -f on the watchpol sources
 #   report     - the report parser's own tests (harness/test_report.py)
@@ -71,10 +71,13 @@ begin
 checkpatch() {
 	(cd "$tree" && ./scripts/checkpatch.pl --strict --terse --no-summary "$@")
 }
-series=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' kernel-patches/series 2>/dev/null || true)
+# The series, and the shipped bring-your-own-LSM examples (examples/*/).
+series=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's|^|kernel-patches/|' \
+	kernel-patches/series 2>/dev/null || true)
+series+=$'\n'$(find examples -name '*.patch' 2>/dev/null | sort)
 for p in $series; do
-	out=$(checkpatch --show-types "$top/kernel-patches/$p" 2>&1) || true
-	changelog=$(sed -n '/^Subject:/,/^---$/p' "kernel-patches/$p")
+	out=$(checkpatch --show-types "$top/$p" 2>&1) || true
+	changelog=$(sed -n '/^Subject:/,/^---$/p' "$p")
 	unexplained=""
 	for type in $(echo "$out" | grep -oE '(ERROR|WARNING|CHECK):[A-Z_]+' | sort -u); do
 		case $type in
@@ -192,7 +195,7 @@ trap 'rm -rf "$bad" "$fake"' EXIT
 printf '#!/bin/sh\necho deps-ran >>%s/log\nexit 3\n' "$fake" >"$fake/fail"
 printf '#!/bin/sh\necho deps-ran >>%s/log\n' "$fake" >"$fake/ok"
 chmod +x "$fake/fail" "$fake/ok"
-for goal in lab test kernel guest bench matrix tree; do
+for goal in lab test compare kernel guest bench matrix tree; do
 	: >"$fake/log"
 	if out=$(env -u MAKEFLAGS -u MAKELEVEL make -s -n -j2 -C "$top" DEPS="$fake/fail" "$goal" 2>&1); then
 		result 0 "deps_gate:$goal" "make -n $goal went on after DEPS failed: $out"
@@ -209,6 +212,20 @@ if out=$(env -u MAKEFLAGS -u MAKELEVEL make -s -n -C "$top" DEPS="$fake/fail" he
 else
 	result 0 "deps_gate:help_clean_need_none" "$out"
 fi
+# make compare names what it needs; a bad LSM name stops every goal.
+byo_refused() { # byo_refused NAME WANT ARGS...: make -n ARGS fails saying WANT
+	local name=$1 want=$2
+	shift 2
+	if out=$(env -u MAKEFLAGS -u MAKELEVEL make -s -n -C "$top" DEPS="$fake/ok" "$@" 2>&1); then
+		result 0 "byo:$name" "make -n $* went on: $out"
+	elif [[ $out == *"$want"* ]]; then
+		result 1 "byo:$name"
+	else
+		result 0 "byo:$name" "want '$want', got: $out"
+	fi
+}
+byo_refused compare_needs_both "needs LSM_PATCHES=DIR and LSM=NAME" compare LSM=mylsm
+byo_refused bad_lsm_name "is not an LSM name" lab "LSM=My LSM"
 end entry
 
 # The runner runs what registers itself (WL_SUITE, WL_SCENARIO_SUITE...: core/wl.h):

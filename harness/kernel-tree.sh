@@ -1,6 +1,8 @@
 #!/bin/bash
 # Prepare build/linux: the linux-source-6.12 tree with kernel-patches/series
-# applied and lsm/ grafted in as security/watchpol/.
+# applied, then the patches of $LSM_PATCHES (a folder of `git format-patch`
+# files, applied in name order: an LSM brought for `make compare`), and
+# lsm/ grafted in as security/watchpol/.
 #
 # A change to the installed source package or to any patch extracts the
 # package's tarball again, the pristine source, and applies the series to
@@ -22,14 +24,22 @@ mkdir -p "$build"
 series=$top/kernel-patches/series
 patches=""
 if [ -f "$series" ]; then
-	patches=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series")
+	while read -r p; do
+		[ -f "$top/kernel-patches/$p" ] || { echo "watchlab: series names $p, which does not exist" >&2; exit 1; }
+		patches="$patches $top/kernel-patches/$p"
+	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series")
+fi
+if [ -n "${LSM_PATCHES:-}" ]; then
+	[ -d "$LSM_PATCHES" ] || { echo "watchlab: LSM_PATCHES=$LSM_PATCHES is not a folder" >&2; exit 1; }
+	extra=$(find "$LSM_PATCHES" -maxdepth 1 -name '*.patch' | sort)
+	[ -n "$extra" ] || { echo "watchlab: LSM_PATCHES=$LSM_PATCHES has no *.patch file" >&2; exit 1; }
+	patches="$patches $extra"
 fi
 
 key=$( {
 	echo "$pkgver"
 	for p in $patches; do
-		[ -f "$top/kernel-patches/$p" ] || { echo "watchlab: series names $p, which does not exist" >&2; exit 1; }
-		sha256sum "$top/kernel-patches/$p" | cut -d' ' -f1
+		sha256sum "$p" | cut -d' ' -f1
 	done
 } | sha256sum | cut -d' ' -f1)
 
@@ -40,14 +50,15 @@ if [ "$(cat "$tree.patches-key" 2>/dev/null)" != "$key" ]; then
 	say "extracting linux-source-6.12 $pkgver"
 	tar -C "$staging" --strip-components=1 -xf "$tarball"
 	sublevel=$(sed -n 's/^SUBLEVEL = //p' "$staging/Makefile")
-	say "patching 6.12.$sublevel ($(echo "$patches" | grep -c . || true) patches)"
-	for p in $patches; do
+	say "patching 6.12.$sublevel ($(echo "$patches" | wc -w) patches)"
+	for path in $patches; do
+		p=${path##*/}
 		rej=$build/rejects/$p.rej
 		mkdir -p "$build/rejects"
 		rm -f "$rej"
 		if ! out=$(cd "$staging" && patch -p1 --forward --batch --fuzz=0 \
-			--no-backup-if-mismatch -r "$rej" <"$top/kernel-patches/$p" 2>&1); then
-			echo "watchlab: patch $p failed to apply:" >&2
+			--no-backup-if-mismatch -r "$rej" <"$path" 2>&1); then
+			echo "watchlab: patch $path failed to apply:" >&2
 			echo "$out" | grep -E 'FAILED|can.t find|malformed|Reversed' >&2 || echo "$out" >&2
 			if [ -s "$rej" ]; then
 				echo "watchlab: failing hunk(s) of $p:" >&2

@@ -413,13 +413,119 @@ def manifest_checks(name, suites, manifest):
     return Node("manifest", ok, diags)
 
 
+# ---- bring your own LSM: a foreign LSM's column against every other ----
+
+def outcome_key(cell):
+    """What a comparison compares: the outcome, and for a blocked cell the
+    step it stopped at (watch, post, read), not who: a foreign LSM and a
+    watchpol model that refuse the same post agree."""
+    if cell["observed"] == "blocked":
+        return "blocked@" + cell["evidence"].split(":", 1)[0]
+    return cell["observed"]
+
+
+def byo_checks(cells):
+    """A foreign LSM has no expectations: its boot fails only if a scenario
+    could not run or a blocked cell has no record of where it stopped."""
+    broken = [c for c in cells if c["observed"] not in OUTCOMES]
+    bare = [c for c in cells if unevidenced(c)]
+    return Node("comparison_cells", bool(cells) and not (broken or bare), [], [
+        Node("cells_ran", bool(cells) and not broken,
+             [f"{c['scenario']}: {c['observed']}" for c in broken] or
+             ([] if cells else ["the boot produced no scenario cell"])),
+        Node("cells_evidenced", not bare,
+             [f"{c['scenario']}: blocked, evidence '{c['evidence'] or 'none'}'"
+              for c in bare]),
+    ])
+
+
+def compare(lsm, byo, cells):
+    """The foreign LSM's rows against each profile/model column of this
+    run: (ranking [(config, agreeing rows)], rows, differing rows of the
+    closest column [(row, theirs, ours)])."""
+    mine = {c["scenario"]: c for c in byo}
+    at = {c["scenario"]: c.get("at", "") for c in byo}
+    configs = sorted({(c["profile"], c["model"]) for c in cells},
+                     key=lambda pm: (rank(PROFILE_ORDER, pm[0]), rank(MODEL_ORDER, pm[1]), pm))
+    ref = {(c["scenario"], c["profile"], c["model"]): c for c in cells}
+    ranking = []
+    for p, m in configs:
+        rows = [s for s in mine if (s, p, m) in ref]
+        same = [s for s in rows if outcome_key(mine[s]) == outcome_key(ref[(s, p, m)])]
+        ranking.append((f"{p}/{m}", len(same), len(rows)))
+    # Most rows alike first; a tie goes to the earlier column (plain first).
+    order = sorted(range(len(ranking)), key=lambda i: (-ranking[i][1], i))
+    ranking = [ranking[i] for i in order]
+    if not ranking:
+        return [], [], at
+    best = ranking[0][0]
+    p, m = best.split("/", 1)
+    differ = [(s, cell_text(mine[s]), cell_text(ref[(s, p, m)]))
+              for s in mine if (s, p, m) in ref
+              and outcome_key(mine[s]) != outcome_key(ref[(s, p, m)])]
+    return ranking, differ, at
+
+
+def comparison_markdown(lsm, ranking, differ, at):
+    if not ranking:
+        return f"No column to compare {lsm} with: the run produced no other matrix cell.\n"
+    best, same, rows = ranking[0]
+    out = [f"**{lsm} behaves like {best} on {same} of {rows} rows**"
+           + (f"; differs on {len(differ)}:" if differ else "."), ""]
+    if differ:
+        out += [f"| row | {lsm} | {best} |", "|---|---|---|"]
+        out += [f"| [{s}]({at[s].replace(':', '#L')}) | {mine} | {theirs} |" if at.get(s)
+                else f"| {s} | {mine} | {theirs} |" for s, mine, theirs in differ]
+        out.append("")
+    out += ["Every column, rows alike out of rows compared:", "",
+            "| column | alike | of |", "|---|---|---|"]
+    out += [f"| {c} | {n} | {r} |" for c, n, r in ranking]
+    out += ["", f"Rows compare by outcome and, for a blocked cell, the step where it "
+            f"stopped (watch, post, read): a {lsm} refusal and a watchpol refusal of "
+            f"the same post agree. {lsm} ran after watchpol at model none, which logs "
+            f"every decision; a watch or post watchpol allowed that still failed is "
+            f"{lsm}'s (blocked@watch:{lsm}, blocked@post:{lsm}). The lab's own columns "
+            "label their parties in the selinux and smack profiles; the "
+            f"{lsm} boot is unlabelled, like the plain profile."]
+    return "\n".join(out) + "\n"
+
+
+def answer_checks(path, lsm, ranking, differ):
+    """A patch folder's expected-comparison.txt: 'closest COLUMN' and one
+    'differ ROW' per row that differs from it; the run must match it."""
+    want_best, want_rows, diags = None, set(), []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if len(words) == 2 and words[0] == "closest":
+            want_best = words[1]
+        elif len(words) == 2 and words[0] == "differ":
+            want_rows.add(words[1])
+        else:
+            diags.append(f"{path.name}:{n}: want 'closest COLUMN' or 'differ ROW'")
+    best = ranking[0][0] if ranking else None
+    got_rows = {s for s, _, _ in differ}
+    if want_best is None:
+        diags.append(f"{path.name}: no 'closest' line")
+    elif best != want_best:
+        diags.append(f"{lsm} behaves most like {best}, {path.name} says {want_best}")
+    diags += [f"differs on {s}, which {path.name} does not list" for s in sorted(got_rows - want_rows)]
+    diags += [f"{path.name} lists {s}, which does not differ" for s in sorted(want_rows - got_rows)]
+    return Node("known_answer", not diags, diags)
+
+
 def main():
     results = Path(sys.argv[1])
     boots, cells, docs, replayed = [], [], [], []
+    byo, byo_lsm, answers = [], None, []
     for spec in sys.argv[2:]:
-        name, profile, kind = spec.split(":")
+        name, profile, kind = spec.rsplit(":", 2)
         if kind == "doc":
             docs.append(Path(name))
+            continue
+        if kind == "answer":
+            answers.append(Path(name))
             continue
         if kind == "ktap":
             doc = results / f"{name}.ktap"
@@ -436,7 +542,7 @@ def main():
             replayed.append(name)
         lines = text.splitlines()
         suites = parse_ktap(lines, log.name)
-        boot_cells = matrix_cells(lines, profile) if kind == "1" else []
+        boot_cells = matrix_cells(lines, profile) if kind in ("1", "byo") else []
         mfile = results / f"manifest-{name}.ktap"
         manifest = parse_ktap(mfile.read_text().splitlines(), mfile.name) \
             if mfile.exists() else None
@@ -445,13 +551,31 @@ def main():
             manifest = [n for n in manifest if n.name.split("@", 1)[0] in only]
         suites.append(manifest_checks(name, suites, manifest))
         suites.append(host_checks(name, text, status))
-        if boot_cells:
-            suites.append(matrix_checks(boot_cells))
-        cells.extend(boot_cells)
+        if kind == "byo":
+            # A foreign LSM's column: compared with the others, not checked.
+            byo_lsm = profile
+            suites.append(byo_checks(boot_cells))
+            byo.extend(boot_cells)
+        else:
+            if boot_cells:
+                suites.append(matrix_checks(boot_cells))
+            cells.extend(boot_cells)
         boots.append(Node(name, all(s.ok for s in suites), [], suites))
 
     for path in docs:
         boots.append(doc_checks(path, matrix_markdown(cells)))
+    closing = []
+    if byo_lsm:
+        ranking, differ, at = compare(byo_lsm, byo, cells)
+        (results / "comparison.md").write_text(
+            comparison_markdown(byo_lsm, ranking, differ, at))
+        if ranking:
+            closing.append(f"{byo_lsm} behaves like {ranking[0][0]} on {ranking[0][1]} of "
+                           f"{ranking[0][2]} rows" + (f"; differs on: {', '.join(s for s, _, _ in differ)}"
+                                                     if differ else ""))
+        if answers:
+            checks = [answer_checks(p, byo_lsm, ranking, differ) for p in answers]
+            boots.append(Node("comparison", all(c.ok for c in checks), [], checks))
 
     out = ["KTAP version 1", f"1..{len(boots)}"]
     for i, boot in enumerate(boots, 1):
@@ -480,6 +604,8 @@ def main():
     if replayed:
         print(f"replayed from build/boot-cache (inputs unchanged since a passing run; "
               f"FRESH=1 boots again): {', '.join(replayed)}")
+    for line in closing:
+        print(line)
     print(f"distinct checks: {distinct_checks(boots)} of {passed + failed} results "
           "(the rest repeat a check under another model or in another boot)")
     reduced = os.environ.get("SUITES", "").split()

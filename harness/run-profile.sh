@@ -3,6 +3,7 @@
 # usage: run-profile.sh OBJDIR PROFILE LOGNAME TIMEOUT_S [debug]
 # The kernel gets lsm= from images/profiles and, as watchlab.lsm=, the list
 # /sys/kernel/security/lsm must show: lsm= less what this kernel lacks.
+# PROFILE byo boots the LSM a make compare brings (LSM=NAME).
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,12 +11,20 @@ build=${BUILD:-$top/build}
 results=${RESULTS:-$top/results/latest}
 obj=$1 profile=$2 name=$3 timeout=$4 debug=${5:-}
 
-lsm=$(awk -v p="$profile" '$1 == p { print $2 }' "$top/images/profiles")
-[ -n "$lsm" ] || { echo "watchlab: no profile $profile in images/profiles" >&2; exit 1; }
-
-expect=$("$top/harness/lsm-built.sh" "$obj" "$lsm")
-
-args="lsm=$lsm watchlab.profile=$profile watchlab.lsm=$expect"
+# Profile byo: the LSM brought for make compare ($LSM), after watchpol, in
+# an unlabelled boot; it must be active whether or not it has a Kconfig
+# symbol of its own.
+if [ "$profile" = byo ]; then
+	[ -n "${LSM:-}" ] || { echo "watchlab: profile byo needs LSM=NAME" >&2; exit 1; }
+	lsm=capability,watchpol,$LSM
+	expect=$("$top/harness/lsm-built.sh" "$obj" capability,watchpol),$LSM
+	args="lsm=$lsm watchlab.profile=plain watchlab.byo=$LSM watchlab.lsm=$expect"
+else
+	lsm=$(awk -v p="$profile" '$1 == p { print $2 }' "$top/images/profiles")
+	[ -n "$lsm" ] || { echo "watchlab: no profile $profile in images/profiles" >&2; exit 1; }
+	expect=$("$top/harness/lsm-built.sh" "$obj" "$lsm")
+	args="lsm=$lsm watchlab.profile=$profile watchlab.lsm=$expect"
+fi
 [ -z "$debug" ] || args="$args watchlab.debug=1"
 # SUITES="a b": run only those runner suites (for iterating on one suite).
 [ -z "${SUITES:-}" ] || args="$args watchlab.suites=$(echo "$SUITES" | tr ' ' ',')"

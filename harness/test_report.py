@@ -4,6 +4,7 @@
 splats, skips and the leak/over-block accounting."""
 
 import sys
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -194,6 +195,47 @@ class Matrix(unittest.TestCase):
     def test_markdown_marks_a_leak(self):
         md = report.matrix_markdown(self.cells("blocked", "delivered"))
         self.assertIn("LEAK", md)
+
+
+class BringYourOwnLsm(unittest.TestCase):
+    def cell(self, scenario, observed, profile="plain", model="none"):
+        line = (f"    # MATRIX scenario={scenario} model={model} expected=- "
+                f"observed={observed} at=keys.scn:1")
+        return report.matrix_cells([line], profile)[0]
+
+    def setUp(self):
+        self.lab = [self.cell("a", "delivered"), self.cell("b", "delivered"),
+                    self.cell("a", "blocked evidence=post:watchpol", model="schaufler"),
+                    self.cell("b", "delivered", model="schaufler")]
+        self.byo = [self.cell("a", "blocked evidence=post:mine", profile="mine"),
+                    self.cell("b", "blocked evidence=watch:mine", profile="mine")]
+
+    def test_closest_column_compares_outcome_and_step_not_who(self):
+        ranking, differ, _ = report.compare("mine", self.byo, self.lab)
+        self.assertEqual(ranking[0][:3], ("plain/schaufler", 1, 2))
+        self.assertEqual([d[0] for d in differ], ["b"])
+
+    def test_cells_must_run_and_carry_evidence(self):
+        ok = leaves([report.byo_checks(self.byo)])
+        self.assertTrue(all(ok.values()))
+        bad = leaves([report.byo_checks([self.cell("a", "error", profile="mine"),
+                                         self.cell("b", "blocked", profile="mine")])])
+        self.assertFalse(bad["comparison_cells.cells_ran"])
+        self.assertFalse(bad["comparison_cells.cells_evidenced"])
+        self.assertFalse(leaves([report.byo_checks([])])["comparison_cells.cells_ran"])
+
+    def test_known_answer(self):
+        ranking, differ, _ = report.compare("mine", self.byo, self.lab)
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "expected-comparison.txt"
+            for text, ok in [("closest plain/schaufler\ndiffer b\n", True),
+                             ("closest plain/schaufler\n", False),
+                             ("closest plain/none\ndiffer b\n", False),
+                             ("closest plain/schaufler\ndiffer b\ndiffer a\n", False),
+                             ("differ b\n", False), ("closest\n", False)]:
+                path.write_text(text)
+                self.assertEqual(report.answer_checks(path, "mine", ranking, differ).ok,
+                                 ok, text)
 
 
 if __name__ == "__main__":

@@ -106,11 +106,14 @@ static enum wl_result run_one(const struct wl_suite *s, size_t i)
 	return WEXITSTATUS(status) == 0 ? WL_PASS : WL_FAIL;
 }
 
-/* A suite named on the command line runs whether it applies or not. */
+/*
+ * A suite named on the command line runs whether it applies or not.  A
+ * bring-your-own-LSM boot runs (and lists) its own suites only.
+ */
 static bool selected(const struct wl_suite *s, int argc, char **argv)
 {
 	if (argc < 2)
-		return true;
+		return !wl_byo_lsm() || s->byo;
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], s->name) == 0)
 			return true;
@@ -188,10 +191,14 @@ static bool run_suite(const struct wl_suite *s, const struct wl_variant *v, unsi
  * Whether a model-axis suite runs under this model in this boot.  The debug
  * boot (about 50x slower) checks memory and locking, not policy outcomes,
  * and its cells stay out of the matrix: there, strict alone, whose checks
- * cover every hook's work at watch time and at post time.
+ * cover every hook's work at watch time and at post time.  A
+ * bring-your-own-LSM boot: none alone.
  */
 static bool model_runs(size_t m)
 {
+	/* A foreign LSM decides alone: watchpol only logs, at none. */
+	if (wl_byo_lsm())
+		return strcmp(models[m], "none") == 0;
 	return !wl_debug_kernel() || strcmp(models[m], "strict") == 0;
 }
 

@@ -62,6 +62,16 @@ const char *wl_profile(void)
 	return profile;
 }
 
+const char *wl_byo_lsm(void)
+{
+	static char lsm[32];
+	static bool looked;
+
+	if (!looked)
+		looked = cmdline_value("watchlab.byo", lsm, sizeof(lsm)) || true;
+	return lsm[0] ? lsm : NULL;
+}
+
 static bool listing;
 
 void wl_set_listing(void)

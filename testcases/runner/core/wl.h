@@ -65,6 +65,8 @@ struct wl_suite {
 	void (*teardown)(void);
 	/* A data-driven suite lists its tests at run time instead of in .tests. */
 	const struct wl_dynamic *dynamic;
+	/* Runs in a bring-your-own-LSM boot (wl_byo_lsm()); no other suite does. */
+	bool byo;
 };
 
 struct wl_dynamic {
@@ -142,6 +144,15 @@ uint64_t wl_now_ns(void);
 
 /* The profile this boot runs (plain, selinux, smack), from watchlab.profile=. */
 const char *wl_profile(void);
+
+/*
+ * A bring-your-own-LSM boot (make compare): the foreign LSM it puts through
+ * the scenarios (watchlab.byo=), booted after watchpol, which stays at
+ * model none and logs every decision; else NULL.  Only the suites marked
+ * .byo run in such a boot, under model none alone, and the scenarios
+ * report what they observe without expectations.
+ */
+const char *wl_byo_lsm(void);
 
 /*
  * The watchpol model this run is under, for matrix cells: "off" when the

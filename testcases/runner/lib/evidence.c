@@ -337,6 +337,13 @@ bool wl_evidence_blocked(const struct wl_evidence *ev, const char *step, int ste
 	if (step_err) {
 		t = tally(ev, false, NULL, 0);
 		who = t.refused ? "watchpol" : lsm_denial(ev, false);
+		/*
+		 * A foreign LSM keeps no record the lab can read, but it runs
+		 * after watchpol: a watch watchpol allowed and the syscall
+		 * still refused was refused by it.
+		 */
+		if (!who && t.allowed && wl_byo_lsm())
+			who = wl_byo_lsm();
 		snprintf(buf, len, "%s:%s", step, who ? who : "kernel");
 		return true;
 	}
@@ -352,6 +359,11 @@ bool wl_evidence_blocked(const struct wl_evidence *ev, const char *step, int ste
 	}
 	if (!t.allowed) {
 		snprintf(buf, len, "not-posted");
+		return true;
+	}
+	/* Posted, allowed by watchpol, not delivered: the next hook refused it. */
+	if (wl_byo_lsm()) {
+		snprintf(buf, len, "post:%s", wl_byo_lsm());
 		return true;
 	}
 	snprintf(buf, len, "unexplained: %u post(s) of %s/%u allowed by every LSM, none delivered",

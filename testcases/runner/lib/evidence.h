@@ -48,7 +48,8 @@ void wl_evidence_end(struct wl_evidence *ev);
  * refused it (0: it was done); @type is watchpol's name for the watch type
  * ("key", "mount", "sb", "block", "usb") and @subtype the record's subtype.
  * Returns false (buf explains) when the records contradict "blocked": the
- * event was posted and every LSM allowed it.
+ * event was posted and every LSM allowed it.  In a bring-your-own-LSM boot
+ * a refusal after watchpol's allow is the foreign LSM's (wl_byo_lsm()).
  */
 bool wl_evidence_blocked(const struct wl_evidence *ev, const char *step, int step_err,
 			 const char *type, unsigned int subtype,

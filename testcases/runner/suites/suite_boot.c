@@ -36,4 +36,4 @@ static const struct wl_test tests[] = {
 	{ "lsm_list_matches_profile", lsm_list_matches_profile },
 };
 
-WL_SUITE(suite_boot, tests, .stage = WL_STAGE_FIRST);
+WL_SUITE(suite_boot, tests, .stage = WL_STAGE_FIRST, .byo = true);
