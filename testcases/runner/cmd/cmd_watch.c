@@ -430,6 +430,8 @@ static int run_then(struct watch_opts *o)
 		wl_diag("watch: --then '%s' failed (status 0x%x)", o->then, cmd < 0 ? 0 : status);
 		rc = 1;
 	}
+	/* A watcher that died already must not kill us with SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
 	if (write(go[1], "g", 1) != 1)
 		rc = 1;
 	if (waitpid(watcher, &status, 0) != watcher || !WIFEXITED(status) ||
