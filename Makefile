@@ -63,8 +63,9 @@ GUEST := $(B)/guest
 INITRD := $(B)/initramfs.cpio
 
 # The runner's layers, lowest first: core (entry point, KTAP, registry),
-# lib (helpers), scenario (the data-driven engine), suites (the tests).
-RUNNER_LAYERS := core lib scenario suites
+# lib (helpers), scenario (the data-driven engine), cmd (the workbench
+# commands of make shell, /bin/wl), suites (the tests).
+RUNNER_LAYERS := core lib scenario cmd suites
 RUNNER_SRC := $(foreach l,$(RUNNER_LAYERS),$(wildcard testcases/runner/$(l)/*.c))
 RUNNER_HDR := $(foreach l,$(RUNNER_LAYERS),$(wildcard testcases/runner/$(l)/*.h))
 # The profile and model lists, generated from images/profiles and
@@ -73,6 +74,7 @@ LISTS_H := $(GUEST)/gen/wl_lists.h
 RUNNER_INC := $(foreach l,$(RUNNER_LAYERS),-Itestcases/runner/$(l)) -I$(dir $(LISTS_H))
 POLICY_FILES := $(shell find policy -type f 2>/dev/null)
 SCENARIO_FILES := $(wildcard testcases/scenarios/*.scn)
+WALKTHROUGH_FILES := $(wildcard testcases/walkthrough/*)
 GUEST_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -static -I$(UAPI)/include
 GUEST_LIBS := -lkeyutils -lselinux -lpcre2-8
 # libselinux's security_load_policy() lives beside selinux_mkload_policy(),
@@ -173,7 +175,7 @@ $(SEPOLICY): $(wildcard policy/selinux/*) harness/selinux-policy.sh $(TREE_KEY) 
 	@harness/selinux-policy.sh $(LAB_OBJ) $@
 
 $(INITRD): $(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST) $(SEPOLICY) images/init.sh \
-		harness/initramfs.sh $(POLICY_FILES) $(SCENARIO_FILES)
+		harness/initramfs.sh $(POLICY_FILES) $(SCENARIO_FILES) $(WALKTHROUGH_FILES)
 	@echo "watchlab: packing the initramfs"
 	@harness/initramfs.sh $@ /etc/watchlab/selinux/policy.bin=$(SEPOLICY) \
 		$(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST)
@@ -241,11 +243,13 @@ shell-tty:
 
 shell: shell-tty kernel guest
 	@echo "watchlab: booting profile $(PROFILE) to a shell (exit the shell to power off; Ctrl-A X quits QEMU)"
-	@qemu-system-x86_64 -nodefaults -nographic -no-reboot \
+	@lsm=$$(awk '$$1 == "$(PROFILE)" { print $$2 }' images/profiles); \
+	[ -n "$$lsm" ] || { echo "watchlab: no profile $(PROFILE) in images/profiles" >&2; exit 1; }; \
+	qemu-system-x86_64 -nodefaults -nographic -no-reboot \
 		-machine pc,accel=$(if $(filter 1,$(KVM)),kvm,tcg) -cpu max -smp 2 -m 1024 \
 		-serial mon:stdio -device qemu-xhci,id=xhci -device usb-kbd,bus=xhci.0 \
 		-kernel $(LAB_IMAGE) -initrd $(INITRD) \
-		-append "console=ttyS0 panic=-1 no5lvl lsm=$$(awk '$$1 == "$(PROFILE)" { print $$2 }' images/profiles) watchlab.profile=$(PROFILE) watchlab.mode=shell"
+		-append "console=ttyS0 panic=-1 no5lvl lsm=$$lsm watchlab.profile=$(PROFILE) watchlab.lsm=$$(harness/lsm-built.sh $(LAB_OBJ) $$lsm) watchlab.mode=shell"
 
 matrix:
 	@harness/security-matrix.sh

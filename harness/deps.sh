@@ -2,7 +2,7 @@
 # Install what the lab needs with apt-get, or say exactly what is missing.
 set -eu
 
-pkgs="linux-source-6.12 qemu-system-x86 busybox-static libkeyutils-dev
+pkgs="linux-source-6.12 qemu-system-x86 busybox-static keyutils libkeyutils-dev
 libselinux1-dev libsepol-dev libpcre2-dev checkpolicy ccache gcc make bc bison
 flex libelf-dev libssl-dev cpio xz-utils rsync patch python3 python3-ply python3-git perl shellcheck"
 

@@ -8,8 +8,9 @@
 #   scenarios  - testcases/scenarios/ parses (at least 60 scenarios) and
 #                malformed scenario files fail with their file and line
 #   entry      - every make goal installs the packages before any rule runs
-#   runner     - every suite file of the in-guest runner registers a suite, and
-#                each layer includes only its own and lower layers' headers
+#   runner     - every suite file of the in-guest runner registers a suite,
+#                each layer includes only its own and lower layers' headers,
+#                and README.md quotes each walkthrough transcript as it is
 #   syscalls   - the watch syscalls' numbers agree across the tree's tables
 #                and the installed UAPI headers, and clash with no mainline
 #                syscall (harness/syscall-numbers.sh)
@@ -238,9 +239,9 @@ for f in testcases/runner/suites/*.c; do
 		result 0 "registers_a_suite:${f##*/}" "$f defines no suite (WL_SUITE(name, tests) at the end)"
 	fi
 done
-# Layers, lowest first: core, lib, scenario, suites.  A file includes only
-# headers of its own layer or lower ones (wl_lists.h is generated for all).
-layers="core lib scenario suites"
+# Layers, lowest first: core, lib, scenario, cmd, suites.  A file includes
+# only headers of its own layer or lower ones (wl_lists.h is generated for all).
+layers="core lib scenario cmd suites"
 allowed=""
 for layer in $layers; do
 	allowed+=" $layer"
@@ -259,6 +260,22 @@ for layer in $layers; do
 		result 1 "includes_point_down:$layer"
 	else
 		result 0 "includes_point_down:$layer" "${bad%$'\n'}"
+	fi
+done
+# The README's walkthrough is the transcript suite_workbench_walkthrough runs:
+# the fenced block after its marker must be the file, line for line.
+for t in testcases/walkthrough/*.txt; do
+	quoted=$(awk -v m="<!-- walkthrough: $t -->" '
+		$0 == m { found = 1; next }
+		found && /^```/ { if (inside) exit; inside = 1; next }
+		inside { print }' README.md)
+	if [ -z "$quoted" ]; then
+		result 0 "readme_quotes:${t##*/}" "README.md has no block after <!-- walkthrough: $t -->"
+	elif [ "$quoted" = "$(cat "$t")" ]; then
+		result 1 "readme_quotes:${t##*/}"
+	else
+		result 0 "readme_quotes:${t##*/}" "README.md's block differs from $t:" \
+			"$(diff <(echo "$quoted") "$t" | head -20)"
 	fi
 done
 end runner

@@ -71,7 +71,8 @@ smack)
 esac
 
 if [ "$mode" = shell ]; then
-	echo "watchlab shell: lab programs in /bin (wlrun), policies in /etc/watchlab; exit to power off"
+	echo "watchlab shell ($profile): wl --help (watch, as, policy, scenario), keyctl, wlrun --help;"
+	echo "policies in /etc/watchlab, the README's walkthrough in /etc/watchlab/walkthrough; exit to power off"
 	setsid cttyhack sh || true
 else
 	# shellcheck disable=SC2086 # one suite name per word

@@ -120,41 +120,45 @@ static bool selected(const struct wl_suite *s, int argc, char **argv)
 	return false;
 }
 
-/*
- * Load /etc/watchlab/watchpol/<model>.policy, followed by this profile's
- * label rules (rules-<profile>.policy, when the profile has labels) and
- * the end line, as one write.
- */
-static bool load_model(const char *model)
+int wl_load_model(const char *model)
 {
 	char path[128], rules[128], buf[8192];
 	ssize_t n, m;
-
-	if (wl_listing())
-		return true;
+	int err;
 
 	snprintf(path, sizeof(path), "/etc/watchlab/watchpol/%s.policy", model);
 	snprintf(rules, sizeof(rules), "/etc/watchlab/watchpol/rules-%s.policy", wl_profile());
 	n = wl_read_file(path, buf, sizeof(buf));
 	if (n < 0)
-		return false;
+		return -1;
 	m = wl_try_read(rules, buf + n, sizeof(buf) - n);
 	if (m < 0 && errno != ENOENT) {
 		wl_diag("read %s: %s", rules, strerror(errno));
-		return false;
+		return -1;
 	}
 	n += m > 0 ? m : 0;
 	/* The end line completes the policy (lsm/README.md). */
 	if ((size_t)n + sizeof("\nend\n") > sizeof(buf)) {
 		wl_diag("%s and %s: longer than %zu bytes", path, rules, sizeof(buf) - 6);
-		return false;
+		errno = EFBIG;
+		return -1;
 	}
 	n += snprintf(buf + n, sizeof(buf) - n, "\nend\n");
 	if (wl_try_write(WATCHPOL_POLICY, buf, n)) {
-		wl_diag("load %s into %s: %s", path, WATCHPOL_POLICY, strerror(errno));
-		return false;
+		err = errno;
+		wl_diag("load %s into %s: %s", path, WATCHPOL_POLICY, strerror(err));
+		errno = err;
+		return -1;
 	}
-	return setenv("WATCHLAB_MODEL", model, 1) == 0;
+	return 0;
+}
+
+/* The model axis: the model's policy, and WATCHLAB_MODEL for wl_model(). */
+static bool load_model(const char *model)
+{
+	if (wl_listing())
+		return true;
+	return wl_load_model(model) == 0 && setenv("WATCHLAB_MODEL", model, 1) == 0;
 }
 
 static bool run_suite(const struct wl_suite *s, const struct wl_variant *v, unsigned int num)
@@ -273,6 +277,22 @@ static bool run_selected(const struct wl_suite *s, bool skip, unsigned int *num)
 	return ok;
 }
 
+static void usage(FILE *f, const struct wl_suite *const *suites, size_t n)
+{
+	fprintf(f, "usage: wlrun [--list] [SUITE...]\n"
+		"Run the suites that apply to this boot, or the SUITEs named (whether they\n"
+		"apply or not), and print KTAP on stdout.\n"
+		"  --list     print the KTAP this boot must produce, running nothing\n"
+		"             (the boot's command line from $WATCHLAB_CMDLINE)\n"
+		"  -h, --help this text\n"
+		"The suites, in the order they run:\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "  %s%s\n", suites[i]->name,
+			suites[i]->axis == WL_AXIS_TRANSPORT ? " (and _ring)" :
+			suites[i]->axis == WL_AXIS_MODEL ? " (@MODEL, once per model)" : "");
+	fprintf(f, "The workbench commands (wl --help) are the same program, as /bin/wl.\n");
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int nsel = 0, num = 0;
@@ -285,6 +305,10 @@ int main(int argc, char **argv)
 		return program(argc, argv);
 	/* KTAP goes to the console; a test's own stdout must not buffer. */
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		usage(stdout, suites, nsuites);
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "--list") == 0) {
 		wl_set_listing();
 		argv[1] = argv[0];
@@ -299,8 +323,10 @@ int main(int argc, char **argv)
 		for (i = 0; i < nsuites && strcmp(argv[a], suites[i]->name); i++)
 			;
 		if (i == nsuites) {
-			ktap_line("# watchlab: no suite named %s", argv[a]);
-			return 1;
+			fprintf(stderr, "wlrun: %s %s\n", argv[a][0] == '-' ?
+				"unknown option" : "no suite named", argv[a]);
+			usage(stderr, suites, nsuites);
+			return 2;
 		}
 	}
 	for (size_t i = 0; i < nsuites; i++)

@@ -186,6 +186,16 @@ bool wl_have_watchpol(void);
 
 /* KTAP diagnostics: one "# ..." line, safe to call from child processes. */
 void wl_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* From now on, diagnostics go to stderr as "program: ..." (the wl commands). */
+void wl_diag_as(const char *program);
+
+/*
+ * Load the lab's policy of a watchpol model: /etc/watchlab/watchpol/
+ * <model>.policy, this profile's label rules (rules-<profile>.policy, when
+ * the profile has labels) and the end line, as one write.  0, or -1
+ * (diagnosed; errno ENOENT when the model has no policy file).
+ */
+int wl_load_model(const char *model);
 
 /*
  * One matrix cell: scenario x configuration (the host adds the profile).

@@ -243,8 +243,7 @@ const char *wl_evidence_type_name(unsigned int watch_type)
 	return "other";
 }
 
-/* The value of " KEY=" in a watchpol log line, copied to out. */
-static bool field(const char *line, const char *key, char *out, size_t len)
+bool wl_evidence_field(const char *line, const char *key, char *out, size_t len)
 {
 	char pat[32];
 	const char *p;
@@ -293,13 +292,13 @@ static struct log_tally tally(const struct wl_evidence *ev, bool post,
 
 		if (!next_line(&p, l, sizeof(l)))
 			break;
-		if (!field(l, "hook", hook, sizeof(hook)) ||
-		    !field(l, "result", result, sizeof(result)))
+		if (!wl_evidence_field(l, "hook", hook, sizeof(hook)) ||
+		    !wl_evidence_field(l, "result", result, sizeof(result)))
 			continue;
 		if (post != (strcmp(hook, "post_notification") == 0))
 			continue;
-		if (post && (!field(l, "type", ty, sizeof(ty)) || strcmp(ty, type) ||
-			     !field(l, "subtype", st, sizeof(st)) || strcmp(st, sub)))
+		if (post && (!wl_evidence_field(l, "type", ty, sizeof(ty)) || strcmp(ty, type) ||
+			     !wl_evidence_field(l, "subtype", st, sizeof(st)) || strcmp(st, sub)))
 			continue;
 		if (strcmp(result, "deny") == 0)
 			t.refused++;

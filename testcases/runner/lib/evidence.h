@@ -55,6 +55,13 @@ bool wl_evidence_blocked(const struct wl_evidence *ev, const char *step, int ste
 			 const char *type, unsigned int subtype,
 			 char *buf, size_t len);
 
+/*
+ * The value of KEY in one line of watchpol's decision log ("seq=7
+ * hook=post_notification type=key ..."), copied to out (cut to len).
+ * False if the line has no such key (seq, the first, is not looked up).
+ */
+bool wl_evidence_field(const char *line, const char *key, char *out, size_t len);
+
 /* watchpol's name for a WATCH_TYPE_* value ("other" if unknown). */
 const char *wl_evidence_type_name(unsigned int watch_type);
 

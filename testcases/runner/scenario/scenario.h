@@ -136,6 +136,15 @@ int scn_parse_dir(struct scn_set *set, const char *dir, char *err, size_t errlen
 
 void scn_set_free(struct scn_set *set);
 
+/*
+ * A party given as words ("uid=1001 label=triggerer caps=kill"), as in a
+ * scenario's owner/watcher/trigger line (not "kernel"): 0, or -1 with the
+ * reason in err.  scn_party_format() writes one back in that form.
+ */
+int scn_party_parse(const char *role, char **tok, int ntok, struct scn_party *q,
+		    char *err, size_t errlen);
+void scn_party_format(const struct scn_party *q, char *buf, size_t len);
+
 /* The expected result of one cell. */
 enum scn_result scn_expected(const struct scenario *s, const char *profile,
 			     const char *model, unsigned int variant);

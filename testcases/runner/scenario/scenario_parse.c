@@ -191,6 +191,64 @@ static int parse_party(struct parser *p, const char *role, char **tok, int ntok,
 	return 0;
 }
 
+int scn_party_parse(const char *role, char **tok, int ntok, struct scn_party *q,
+		    char *err, size_t errlen)
+{
+	struct parser p = { .path = "party", .line = 1, .err = err, .errlen = errlen };
+
+	memset(q, 0, sizeof(*q));
+	if (parse_party(&p, role, tok, ntok, q, false)) {
+		/* No file here: the reason alone, without "party:1: ". */
+		size_t skip = strlen("party:1: ");
+
+		memmove(err, err + skip, strlen(err + skip) + 1);
+		return -1;
+	}
+	return 0;
+}
+
+static void put_caps(uint64_t caps, char *buf, size_t len)
+{
+	const char *sep = "";
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(cap_names) / sizeof(cap_names[0]) && n < len; i++)
+		if (caps & SCN_CAP(cap_names[i].cap)) {
+			n += snprintf(buf + n, len - n, "%s%s", sep, cap_names[i].name);
+			sep = ",";
+		}
+}
+
+void scn_party_format(const struct scn_party *q, char *buf, size_t len)
+{
+	char caps[128];
+	size_t n;
+
+	if (q->kernel) {
+		snprintf(buf, len, "kernel");
+		return;
+	}
+	n = snprintf(buf, len, "uid=%u", q->uid);
+	if (q->euid != q->uid && n < len)
+		n += snprintf(buf + n, len - n, " euid=%u", q->euid);
+	if (q->suid != q->euid && n < len)
+		n += snprintf(buf + n, len - n, " suid=%u", q->suid);
+	if (q->gid != q->uid && n < len)
+		n += snprintf(buf + n, len - n, " gid=%u", q->gid);
+	for (size_t i = 0; i < q->ngroups && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%u", i ? "," : " groups=", q->groups[i]);
+	if (q->label[0] && n < len)
+		n += snprintf(buf + n, len - n, " label=%s", q->label);
+	put_caps(q->caps, caps, sizeof(caps));
+	if (caps[0] && n < len)
+		n += snprintf(buf + n, len - n, " caps=%s", caps);
+	if (q->userns && n < len)
+		n += snprintf(buf + n, len - n, " userns");
+	if (q->mntns && n < len)
+		snprintf(buf + n, len - n, " mntns");
+}
+
 static int parse_result(struct parser *p, const char *s, enum scn_result *r)
 {
 	if (strcmp(s, "delivered") == 0)

@@ -127,7 +127,7 @@ static int enter_label(const char *name)
 }
 
 /* Become the party: label, mount namespace, groups, uids, caps, user namespace. */
-static int enter_party(const struct scn_party *p)
+int scn_party_enter(const struct scn_party *p)
 {
 	struct wl_creds c = {
 		.uid = p->uid, .euid = p->euid, .suid = p->suid, .gid = p->gid,
@@ -177,7 +177,7 @@ static int proc_start(struct proc *pr, struct scn_ctx *c, const struct scn_party
 	if (pr->pid == 0) {
 		close(sv[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (enter_party(who))
+		if (scn_party_enter(who))
 			_exit(WL_EXIT_NO_CREDS);
 		_exit(fn(c, sv[1]) ? 1 : 0);
 	}
@@ -683,4 +683,31 @@ enum scn_result scn_run(const struct scenario *s, unsigned int variant,
 	if (old[0] && wl_write_file(WL_FPUT_SYSCTL, old))
 		res = SCN_UNSET;
 	return res;
+}
+
+int scn_run_cell(const struct scenario *s, unsigned int variant, const char *profile,
+		 const char *model, struct wl_evidence *ev, struct scn_cell *cell)
+{
+	memset(cell, 0, sizeof(*cell));
+	cell->explained = true;
+	/* A bring-your-own-LSM boot has no expectations to judge against. */
+	cell->want = wl_byo_lsm() ? SCN_UNSET : scn_expected(s, profile, model, variant);
+	if (cell->want == SCN_UNSET && !wl_byo_lsm()) {
+		wl_diag("%s: no expectation for %s/%s", s->name, profile, model);
+		return -1;
+	}
+	if (wl_evidence_begin(ev))
+		return -1;
+	cell->got = scn_run(s, variant, ev, &cell->watch_err);
+	wl_evidence_end(ev);
+	if (cell->got == SCN_BLOCKED) {
+		cell->explained = wl_evidence_blocked(ev, s->observe_read ? "read" : "watch",
+						      cell->watch_err,
+						      wl_evidence_type_name(s->action->type),
+						      s->ev_subtype, cell->where,
+						      sizeof(cell->where));
+		if (strcmp(cell->where, "not-posted") == 0)
+			cell->got = SCN_NOT_POSTED;
+	}
+	return 0;
 }

@@ -75,4 +75,28 @@ int scn_act(struct scn_ctx *c);
 enum scn_result scn_run(const struct scenario *s, unsigned int variant,
 			struct wl_evidence *ev, int *watch_err);
 
+/*
+ * Become the party, in scn_run()'s order: label, mount namespace, groups,
+ * uids, kept capabilities, user namespace.  0, or -1 (diagnosed).
+ */
+int scn_party_enter(const struct scn_party *p);
+
+/* One cell: what was expected, what was observed, and where a block stopped. */
+struct scn_cell {
+	enum scn_result want, got;	/* got SCN_UNSET: the scenario could not run */
+	char where[160];		/* a block's evidence (evidence.h) */
+	bool explained;			/* false: blocked, but no record says by whom */
+	int watch_err;			/* the errno that refused the watch, or 0 */
+};
+
+/*
+ * Run one variant under the policy in force and judge it against the
+ * expectation for profile/model, with the evidence window around it
+ * (@ev holds its records afterwards).  0, or -1 when it has no expectation
+ * there or the window could not open (diagnosed).  In a bring-your-own-LSM
+ * boot there is none: want stays SCN_UNSET.
+ */
+int scn_run_cell(const struct scenario *s, unsigned int variant, const char *profile,
+		 const char *model, struct wl_evidence *ev, struct scn_cell *cell);
+
 #endif /* WL_SCENARIO_RUN_H */

@@ -97,56 +97,39 @@ static enum wl_result run(size_t i)
 	static struct wl_evidence ev;
 	const struct row *r = &rows[i];
 	const char *model = wl_model();
-	enum scn_result want, got;
-	char where[160] = "", at[128];
-	bool explained = true;
-	int watch_err = 0;
+	struct scn_cell c;
+	char at[128];
 
 	if (!nrows) {
 		wl_diag("%s", parse_err[0] ? parse_err : "no scenarios");
 		return WL_FAIL;
 	}
-	/* A foreign LSM has no expectations: its cells are what it does. */
-	want = wl_byo_lsm() ? SCN_UNSET : scn_expected(r->s, wl_profile(), model, r->variant);
-	if (want == SCN_UNSET && !wl_byo_lsm()) {
-		wl_diag("%s: no expectation for %s/%s", r->name, wl_profile(), model);
+	if (scn_run_cell(r->s, r->variant, wl_profile(), model, &ev, &c))
 		return WL_FAIL;
-	}
-	if (wl_evidence_begin(&ev))
-		return WL_FAIL;
-	got = scn_run(r->s, r->variant, &ev, &watch_err);
-	wl_evidence_end(&ev);
-	if (got == SCN_BLOCKED) {
-		explained = wl_evidence_blocked(&ev, r->s->observe_read ? "read" : "watch",
-						watch_err,
-						wl_evidence_type_name(r->s->action->type),
-						r->s->ev_subtype, where, sizeof(where));
-		if (strcmp(where, "not-posted") == 0)
-			got = SCN_NOT_POSTED;
-	}
 	snprintf(at, sizeof(at), "%s:%u", basename(r->s->file), r->s->line);
 	wl_matrix(&(struct wl_cell){
 		.scenario = r->name, .model = model,
-		.expected = want == SCN_UNSET ? "-" : scn_result_name(want),
-		.observed = got == SCN_UNSET ? "error" : scn_result_name(got),
-		.evidence = explained ? where : "unexplained", .at = at,
+		.expected = c.want == SCN_UNSET ? "-" : scn_result_name(c.want),
+		.observed = c.got == SCN_UNSET ? "error" : scn_result_name(c.got),
+		.evidence = c.explained ? c.where : "unexplained", .at = at,
 		.threat = r->s->threat });
-	if (got == SCN_UNSET) {
+	if (c.got == SCN_UNSET) {
 		wl_diag("%s (%s) could not run", r->name, at);
 		return WL_FAIL;
 	}
-	if (!explained)
-		wl_diag("%s: blocked without a record of who refused it: %s", r->name, where);
-	if (want == SCN_UNSET)
-		return explained ? WL_PASS : WL_FAIL;
-	if (got != want)
+	if (!c.explained)
+		wl_diag("%s: blocked without a record of who refused it: %s", r->name, c.where);
+	/* A foreign LSM has no expectations: its cells are what it does. */
+	if (c.want == SCN_UNSET)
+		return c.explained ? WL_PASS : WL_FAIL;
+	if (c.got != c.want)
 		wl_diag("%s: %s: %s, expected %s (%s)", r->name,
-			got == SCN_DELIVERED ? "LEAK" : want == SCN_DELIVERED ?
-			"OVER-BLOCK" : "WRONG-OUTCOME", scn_result_name(got),
-			scn_result_name(want), at);
-	if (got != want || !explained)
+			c.got == SCN_DELIVERED ? "LEAK" : c.want == SCN_DELIVERED ?
+			"OVER-BLOCK" : "WRONG-OUTCOME", scn_result_name(c.got),
+			scn_result_name(c.want), at);
+	if (c.got != c.want || !c.explained)
 		show_log_tail(&ev);
-	return got == want && explained ? WL_PASS : WL_FAIL;
+	return c.got == c.want && c.explained ? WL_PASS : WL_FAIL;
 }
 
 static const struct wl_dynamic scenarios = { count, name, run };
