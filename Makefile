@@ -45,6 +45,8 @@ export KVM
 # (expected-comparison.txt in its folder) make test checks.
 LSM_PATCHES ?= examples/lsm-uidpost
 LSM ?= uidpost
+# Whether the caller named them (make compare must), before the override.
+BYO_GIVEN := $(filter command environment,$(origin LSM_PATCHES)) $(filter command environment,$(origin LSM))
 override LSM_PATCHES := $(abspath $(LSM_PATCHES))
 export LSM_PATCHES LSM
 LSM_CONFIG := $(wildcard $(LSM_PATCHES)/config)
@@ -234,7 +236,7 @@ test:
 # make compare LSM_PATCHES=DIR LSM=NAME: the lab, with DIR's patches in the
 # kernel and NAME booted beside the profiles; the comparison comes last.
 compare:
-	@$(if $(and $(filter command environment,$(origin LSM)),$(filter command environment,$(origin LSM_PATCHES))),,$(error watchlab: make compare needs LSM_PATCHES=DIR and LSM=NAME (see make help)))
+	@$(if $(filter-out 2,$(words $(BYO_GIVEN))),$(error watchlab: make compare needs LSM_PATCHES=DIR and LSM=NAME (see make help)))
 	@$(MAKE) --no-print-directory -j$(STEPS) report-lab
 
 # Checked before anything is built: without a terminal there is no shell to give.

@@ -226,6 +226,12 @@ byo_refused() { # byo_refused NAME WANT ARGS...: make -n ARGS fails saying WANT
 	fi
 }
 byo_refused compare_needs_both "needs LSM_PATCHES=DIR and LSM=NAME" compare LSM=mylsm
+if out=$(env -u MAKEFLAGS -u MAKELEVEL make -s -n -C "$top" DEPS="$fake/ok" compare \
+	LSM_PATCHES=examples/lsm-uidpost LSM=uidpost 2>&1); then
+	result 1 "byo:compare_takes_both"
+else
+	result 0 "byo:compare_takes_both" "$out"
+fi
 byo_refused bad_lsm_name "is not an LSM name" lab "LSM=My LSM"
 end entry
 
