@@ -182,8 +182,9 @@ static int policy_load(const char *text, size_t len)
 {
 	struct watchpol_parse_error err;
 	struct watchpol_policy *p;
+	int gen;
 
-	p = watchpol_policy_parse(text, len, watchpol_resolve_label, &err);
+	p = watchpol_policy_build(text, len, &err, &gen);
 	if (IS_ERR(p)) {
 		atomic_long_inc(&watchpol_policy_rejects);
 		if (err.reason)
@@ -197,6 +198,16 @@ static int policy_load(const char *text, size_t len)
 		mutex_unlock(&watchpol_policy_mutex);
 		watchpol_policy_free(p);
 		return -EPERM;
+	}
+	/* The LSM's policy changed while this one was parsed: resolve again. */
+	if (watchpol_policy_stale(gen)) {
+		watchpol_policy_free(p);
+		p = watchpol_policy_build(text, len, &err, &gen);
+		if (IS_ERR(p)) {
+			mutex_unlock(&watchpol_policy_mutex);
+			atomic_long_inc(&watchpol_policy_rejects);
+			return PTR_ERR(p);
+		}
 	}
 	watchpol_set_policy(p);
 	mutex_unlock(&watchpol_policy_mutex);
@@ -280,6 +291,8 @@ static int stats_show(struct seq_file *m, void *v)
 	unresolved = p ? p->unresolved : 0;
 	rcu_read_unlock();
 	seq_printf(m, "unresolved_rules %u\n", unresolved);
+	seq_printf(m, "label_resolves %ld\n",
+		   atomic_long_read(&watchpol_label_resolves));
 	/*
 	 * Without a label source (no major LSM, or one whose creds carry no
 	 * secid) every label part passes: say so rather than let it read as

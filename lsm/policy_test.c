@@ -411,6 +411,59 @@ static void watchpol_test_post(struct kunit *test)
 	watchpol_policy_free(p);
 }
 
+/* Secids 7 and 9 are aliases of 3 (one context, three secids), 5 of 4. */
+static int fake_canon(u32 secid, u32 *canon)
+{
+	switch (secid) {
+	case 7:
+	case 9:
+		*canon = 3;
+		return 0;
+	case 5:
+		*canon = 4;
+		return 0;
+	case 11:
+		return -EINVAL;
+	}
+	*canon = secid;
+	return 0;
+}
+
+/*
+ * A rule names a context; a subject holding any alias of it matches, and
+ * two aliases of one context are the same label.  Without the alias table
+ * every one of these is denied.
+ */
+static void watchpol_test_aliases(struct kunit *test)
+{
+	struct watchpol_policy *p = parse_ok(test,
+		"default strict\npost_dac off\npost l3 l4\nwatch l4 l3\n");
+	struct watchpol_subj t = { .sid = 7 }, w = { .sid = 5 };
+	struct watchpol_post_facts f = { .t = &t, .w = &w };
+	struct watchpol_watch_facts wf = { .w = &w, .o_sid = 9,
+					   .visible = true };
+
+	KUNIT_EXPECT_NE(test, watchpol_post_denials(p, 2, &f), 0);
+	watchpol_policy_canon(p, fake_canon);
+	KUNIT_EXPECT_EQ(test, p->canon[7], 3U);
+	KUNIT_EXPECT_EQ(test, p->canon[3], 0U);
+	KUNIT_EXPECT_EQ(test, p->canon[11], 0U);
+	KUNIT_EXPECT_EQ(test, watchpol_post_denials(p, 2, &f), 0);
+	KUNIT_EXPECT_EQ(test, watchpol_watch_denials(p, &wf), 0);
+	/* Same label through two aliases, no rule needed. */
+	t.sid = 9;
+	w.sid = 7;
+	KUNIT_EXPECT_EQ(test, watchpol_post_denials(p, 2, &f), 0);
+	/* The reverse pair still needs its own rule. */
+	t.sid = 5;
+	KUNIT_EXPECT_NE(test, watchpol_post_denials(p, 2, &f), 0);
+	/* Secids past the alias range are taken as they are. */
+	t.sid = WATCHPOL_ALIAS_SIDS + 3;
+	w.sid = 4;
+	KUNIT_EXPECT_NE(test, watchpol_post_denials(p, 2, &f), 0);
+	watchpol_policy_free(p);
+}
+
 struct watch_case {
 	const char *name;
 	const char *policy;
@@ -716,6 +769,7 @@ static struct kunit_case watchpol_test_cases[] = {
 	KUNIT_CASE_PARAM(watchpol_test_post, post_gen_params),
 	KUNIT_CASE_PARAM(watchpol_test_watch, watch_gen_params),
 	KUNIT_CASE(watchpol_test_per_type),
+	KUNIT_CASE(watchpol_test_aliases),
 	KUNIT_CASE(watchpol_test_log_ring),
 	KUNIT_CASE(watchpol_test_log_format),
 	KUNIT_CASE(watchpol_test_load_chunks),
