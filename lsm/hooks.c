@@ -29,6 +29,7 @@
 #include <linux/watch_queue.h>
 #include <uapi/linux/lsm.h>
 
+#include "audit.h"
 #include "log.h"
 #include "policy.h"
 #include "watchpol.h"
@@ -174,6 +175,8 @@ static int finish(struct watchpol_decision *d, const struct watchpol_subj *w,
 	if (enforce)
 		d->flags |= WATCHPOL_DEC_ENFORCED;
 	watchpol_decide(d);
+	if (unlikely(denied))
+		watchpol_audit_decision(d);
 	return denied && enforce ? -EACCES : 0;
 }
 

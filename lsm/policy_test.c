@@ -552,25 +552,49 @@ static void watchpol_test_log_ring(struct kunit *test)
 		d.seq = i + 1;
 		KUNIT_EXPECT_TRUE(test, watchpol_log_put(log, &d));
 	}
-	d.seq = 5;
-	KUNIT_EXPECT_FALSE(test, watchpol_log_put(log, &d));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&log->dropped), 1L);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&log->recorded), 4L);
+	/* Full: the newest records stay, the oldest are overwritten. */
+	for (i = 4; i < 6; i++) {
+		d.seq = i + 1;
+		KUNIT_EXPECT_TRUE(test, watchpol_log_put(log, &d));
+	}
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&log->recorded), 6L);
+	KUNIT_EXPECT_EQ(test, watchpol_log_dropped(log), 2UL);
 
-	/* Peeking does not consume; consuming frees a slot. */
+	/* Peeking does not consume; the oldest left is record 3. */
 	KUNIT_ASSERT_TRUE(test, watchpol_log_peek(log, &out));
-	KUNIT_EXPECT_EQ(test, out.seq, 1ULL);
+	KUNIT_EXPECT_EQ(test, out.seq, 3ULL);
 	KUNIT_ASSERT_TRUE(test, watchpol_log_peek(log, &out));
-	KUNIT_EXPECT_EQ(test, out.seq, 1ULL);
+	KUNIT_EXPECT_EQ(test, out.seq, 3ULL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&log->dropped), 2L);
 	watchpol_log_consume(log);
-	d.seq = 6;
+	d.seq = 7;
 	KUNIT_EXPECT_TRUE(test, watchpol_log_put(log, &d));
 
 	for (i = 0; i < 4; i++) {
 		KUNIT_ASSERT_TRUE(test, watchpol_log_peek(log, &out));
-		KUNIT_EXPECT_EQ(test, out.seq, i < 3 ? i + 2ULL : 6ULL);
+		KUNIT_EXPECT_EQ(test, out.seq, i + 4ULL);
 		watchpol_log_consume(log);
 	}
+	KUNIT_EXPECT_FALSE(test, watchpol_log_peek(log, &out));
+	KUNIT_EXPECT_EQ(test, watchpol_log_dropped(log), 2UL);
+
+	/* A writer that finds its slot still being written drops its own. */
+	i = log->mask & atomic_long_read(&log->head);
+	slots[i].seq |= 1;
+	d.seq = 8;
+	KUNIT_EXPECT_FALSE(test, watchpol_log_put(log, &d));
+	KUNIT_EXPECT_FALSE(test, watchpol_log_peek(log, &out));
+	slots[i].seq &= ~1UL;
+	/* Its position is skipped, and counted, once a lap has passed it. */
+	for (i = 0; i < 4; i++) {
+		d.seq = 9 + i;
+		KUNIT_EXPECT_TRUE(test, watchpol_log_put(log, &d));
+	}
+	KUNIT_ASSERT_TRUE(test, watchpol_log_peek(log, &out));
+	KUNIT_EXPECT_EQ(test, out.seq, 9ULL);
+	KUNIT_EXPECT_EQ(test, watchpol_log_dropped(log), 3UL);
+	for (i = 0; i < 4; i++)
+		watchpol_log_consume(log);
 	KUNIT_EXPECT_FALSE(test, watchpol_log_peek(log, &out));
 
 	/* Wrap around many times. */
