@@ -23,8 +23,17 @@
 /* Long enough for a decision record with two full SELinux contexts. */
 #define WATCHPOL_AUDIT_TEXT	768
 
-static DEFINE_RATELIMIT_STATE(watchpol_audit_denials, 5 * HZ, 10);
-static DEFINE_RATELIMIT_STATE(watchpol_audit_loads, 5 * HZ, 20);
+/*
+ * Quiet limits: what they hold back is counted below, not printed (a
+ * "callbacks suppressed" line would land in the middle of whatever the
+ * console shows, the lab's KTAP included).
+ */
+static struct ratelimit_state watchpol_audit_denials =
+	RATELIMIT_STATE_INIT_FLAGS(watchpol_audit_denials, 5 * HZ, 10,
+				   RATELIMIT_MSG_ON_RELEASE);
+static struct ratelimit_state watchpol_audit_loads =
+	RATELIMIT_STATE_INIT_FLAGS(watchpol_audit_loads, 5 * HZ, 20,
+				   RATELIMIT_MSG_ON_RELEASE);
 atomic_long_t watchpol_audit_suppressed = ATOMIC_LONG_INIT(0);
 
 static bool audit_allowed(struct ratelimit_state *rs)
