@@ -192,18 +192,21 @@ results-dir:
 LAB_BOOT_SPECS := $(foreach p,$(PROFILES),$(LAB_OBJ):$(p):$(p):$(BOOT_TIMEOUT)) \
 	$(LAB_OBJ):byo:byo-$(LSM):$(BOOT_TIMEOUT)
 DEBUG_BOOT_SPEC := $(DEBUG_OBJ):$(DEBUG_PROFILE):$(DEBUG_PROFILE)-debug:$(DEBUG_BOOT_TIMEOUT):debug
+# A short boot with an unusual start (testcases/runner/suites/suite_early.c):
+# a bad watchpol.model=, and a watchpol policy written before SELinux's.
+EARLY_BOOT_SPEC := $(LAB_OBJ):selinux:selinux-early:$(BOOT_TIMEOUT)::watchpol.model=bogus+watchlab.early=1+watchlab.suites=suite_early
 
 boot-lab: kernel guest | results-dir
-	@harness/boot-all.sh $(LAB_BOOT_SPECS)
+	@harness/boot-all.sh $(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC)
 
 boot-test: kernel kernel-debug guest | results-dir
-	@harness/boot-all.sh $(DEBUG_BOOT_SPEC) $(LAB_BOOT_SPECS)
+	@harness/boot-all.sh $(DEBUG_BOOT_SPEC) $(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC)
 
 host-tests: tree $(UAPI)/.stamp | results-dir
 	@harness/host-tests.sh >$(R)/host.ktap
 
-LAB_BOOTS := $(foreach p,$(PROFILES),$(p):$(p):1) byo-$(LSM):$(LSM):byo \
-	$(if $(LSM_ANSWER),$(LSM_ANSWER):$(LSM):answer)
+LAB_BOOTS := $(foreach p,$(PROFILES),$(p):$(p):1) selinux-early:selinux:0 \
+	byo-$(LSM):$(LSM):byo $(if $(LSM_ANSWER),$(LSM_ANSWER):$(LSM):answer)
 
 # Write the reports, print the matrix and the summary; fail on any failure.
 # Only a passing report lets its boots be replayed by the next run.

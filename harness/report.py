@@ -211,6 +211,26 @@ def matrix_checks(cells):
     ])
 
 
+def emulation_checks(cells, likes=None):
+    """A model that emulates another (like=) must observe, in every profile
+    it runs in, what the other observes in the same row: each difference is
+    listed, whether or not the scenario expected it."""
+    likes = MODEL_LIKE if likes is None else likes
+    observed = {(c["scenario"], c["profile"], c["model"]): c["observed"] for c in cells}
+    nodes = []
+    for model, like in likes.items():
+        diffs = []
+        for (scenario, profile, m), got in observed.items():
+            if m != model:
+                continue
+            ref = observed.get((scenario, profile, like))
+            if ref != got:
+                diffs.append(f"{scenario} under {profile}: {profile}/{model} {got}, "
+                             f"{profile}/{like} {ref or 'has no cell'}")
+        nodes.append(Node(f"{model}_matches_{like}", not diffs, diffs))
+    return Node("emulation", all(n.ok for n in nodes), [], nodes)
+
+
 def emit_ktap(node, number, depth, out):
     pad = "    " * depth
     if node.children:
@@ -260,6 +280,21 @@ def names(path):
 TOP = Path(__file__).resolve().parent.parent
 PROFILE_ORDER = names(TOP / "images/profiles")
 MODEL_ORDER = ["off"] + names(TOP / "policy/watchpol/models")
+
+
+def model_likes(path):
+    """Models whose cells must equal another model's: "NAME ... like=OTHER"
+    in policy/watchpol/models, as {NAME: OTHER}."""
+    likes = {}
+    for line in path.read_text().splitlines():
+        words = line.split("#", 1)[0].split()
+        for w in words[1:]:
+            if w.startswith("like="):
+                likes[words[0]] = w[len("like="):]
+    return likes
+
+
+MODEL_LIKE = model_likes(TOP / "policy/watchpol/models")
 
 
 # SECURITY.md's threats, in its order, then the events the series exists for.
@@ -562,6 +597,8 @@ def main():
             cells.extend(boot_cells)
         boots.append(Node(name, all(s.ok for s in suites), [], suites))
 
+    if any(c["model"] in MODEL_LIKE for c in cells):
+        boots.append(emulation_checks(cells))
     for path in docs:
         boots.append(doc_checks(path, matrix_markdown(cells)))
     closing = []

@@ -1,6 +1,8 @@
 #!/bin/bash
 # Boot one profile of a built kernel variant with the lab initramfs.
-# usage: run-profile.sh OBJDIR PROFILE LOGNAME TIMEOUT_S [debug]
+# usage: run-profile.sh OBJDIR PROFILE LOGNAME TIMEOUT_S [debug] [ARG+ARG...]
+# ARG+ARG...: more kernel arguments, joined by '+' (the selinux-early boot:
+# a bad watchpol.model= and watchlab.early=1, see suite_early.c).
 # The kernel gets lsm= from images/profiles and, as watchlab.lsm=, the list
 # /sys/kernel/security/lsm must show: lsm= less what this kernel lacks.
 # PROFILE byo boots the LSM a make compare brings (LSM=NAME).
@@ -9,7 +11,7 @@ set -eu -o pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 results=${RESULTS:-$top/results/latest}
-obj=$1 profile=$2 name=$3 timeout=$4 debug=${5:-}
+obj=$1 profile=$2 name=$3 timeout=$4 debug=${5:-} extra=${6:-}
 
 # Profile byo: the LSM brought for make compare ($LSM), after watchpol, in
 # an unlabelled boot; it must be active whether or not it has a Kconfig
@@ -26,6 +28,7 @@ else
 	args="lsm=$lsm watchlab.profile=$profile watchlab.lsm=$expect"
 fi
 [ -z "$debug" ] || args="$args watchlab.debug=1"
+[ -z "$extra" ] || args="$args ${extra//+/ }"
 # SUITES="a b": run only those runner suites (for iterating on one suite).
 [ -z "${SUITES:-}" ] || args="$args watchlab.suites=$(echo "$SUITES" | tr ' ' ',')"
 kernel=$obj/arch/x86/boot/bzImage initrd=$build/initramfs.cpio
@@ -34,9 +37,16 @@ log=$results/console-$name.log
 # What this boot must report, before it boots: the runner lists, on the
 # host, every suite, variant, test and scenario row x model for this
 # command line (report.py fails the boot on anything missing or extra).
+# A boot whose command line names its suites (watchlab.suites=, the last
+# one wins as in the guest's init) lists only those.
+only=""
+for a in $args; do
+	case $a in watchlab.suites=*) only=${a#watchlab.suites=} ;; esac
+done
+# shellcheck disable=SC2086 # one suite name per word
 WATCHLAB_CMDLINE="$args" WATCHLAB_SCENARIOS="$top/testcases/scenarios" \
 	WATCHLAB_KSELFTEST="$build/guest/watch_queue_test" \
-	"$build/guest/wlrun" --list >"$results/manifest-$name.ktap"
+	"$build/guest/wlrun" --list ${only//,/ } >"$results/manifest-$name.ktap"
 
 # A passing boot of the same inputs is replayed (harness/boot-cache.sh).
 cache="$top/harness/boot-cache.sh"

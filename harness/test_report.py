@@ -237,6 +237,34 @@ class BringYourOwnLsm(unittest.TestCase):
                 self.assertEqual(report.answer_checks(path, "mine", ranking, differ).ok,
                                  ok, text)
 
+class Emulation(unittest.TestCase):
+    def cell(self, scenario, model, observed):
+        line = (f"    # MATRIX scenario={scenario} model={model} expected=delivered "
+                f"observed={observed}")
+        return report.matrix_cells([line], "smack")[0]
+
+    def test_models_file_names_the_smack_emulation(self):
+        self.assertEqual(report.MODEL_LIKE.get("smackemu"), "none")
+
+    def test_equal_cells_pass(self):
+        cells = [self.cell("a", "none", "delivered"), self.cell("a", "smackemu", "delivered"),
+                 self.cell("b", "none", "blocked"), self.cell("b", "smackemu", "blocked"),
+                 self.cell("b", "strict", "delivered")]
+        node = report.emulation_checks(cells, {"smackemu": "none"})
+        self.assertTrue(node.ok)
+
+    def test_every_difference_is_listed(self):
+        cells = [self.cell("a", "none", "delivered"), self.cell("a", "smackemu", "blocked"),
+                 self.cell("b", "none", "blocked"), self.cell("b", "smackemu", "delivered"),
+                 self.cell("c", "smackemu", "delivered")]
+        node = report.emulation_checks(cells, {"smackemu": "none"})
+        got = leaves([node])
+        self.assertFalse(got["emulation.smackemu_matches_none"])
+        diags = node.children[0].diags
+        self.assertEqual(len(diags), 3)
+        self.assertIn("a under smack: smack/smackemu blocked, smack/none delivered", diags)
+        self.assertIn("c under smack: smack/smackemu delivered, smack/none has no cell", diags)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=0)

@@ -14,8 +14,17 @@ names() {
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1" | awk '{ printf "%s\"%s\"", sep, $1; sep = ", " }'
 }
 
+# The value of word KEY=value on each such line ("" when absent), as C strings.
+opts() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1" |
+		awk -v k="$2" '{ v = ""; for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) v = substr($i, length(k) + 2)
+			printf "%s\"%s\"", sep, v; sep = ", " }'
+}
+
 profiles=$(names "$top/images/profiles")
 models=$(names "$top/policy/watchpol/models")
+model_profiles=$(opts "$top/policy/watchpol/models" profiles)
+model_like=$(opts "$top/policy/watchpol/models" like)
 [ -n "$profiles" ] || { echo "watchlab: no profile in images/profiles" >&2; exit 1; }
 [ -n "$models" ] || { echo "watchlab: no model in policy/watchpol/models" >&2; exit 1; }
 mkdir -p "$(dirname "$out")"
@@ -28,6 +37,10 @@ cat >"$out.tmp" <<EOH
 #define WL_PROFILES $profiles
 /* The watchpol models, in the matrix's column order. */
 #define WL_MODELS $models
+/* Per model: the profiles it runs in ("": all, else "a,b"). */
+#define WL_MODEL_PROFILES $model_profiles
+/* Per model: the model whose cells it must match ("": none). */
+#define WL_MODEL_LIKE $model_like
 
 #endif /* WL_LISTS_H */
 EOH

@@ -49,14 +49,29 @@ load_smack_rules() {
 mode="test"
 profile="plain"
 suites=""
+early=0
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
 	case $arg in
 	watchlab.mode=*) mode=${arg#watchlab.mode=} ;;
 	watchlab.profile=*) profile=${arg#watchlab.profile=} ;;
+	watchlab.early=*) early=${arg#watchlab.early=} ;;
 	watchlab.suites=*) suites=$(echo "${arg#watchlab.suites=}" | tr ',' ' ') ;;
 	esac
 done
+
+# watchlab.early=1 (the selinux-early boot, suite_early): keep the policy
+# watchpol booted with, then write one with label rules while SELinux has
+# no policy yet (every context resolves to the kernel SID).
+if [ "$early" = 1 ]; then
+	cat /sys/kernel/security/watchpol/policy >/tmp/watchpol-boot.policy
+	{
+		printf 'default none\npost_dac off\n'
+		cat /etc/watchlab/watchpol/rules-selinux.policy
+		echo end
+	} >/sys/kernel/security/watchpol/policy ||
+		echo "# watchlab: the early watchpol policy did not load"
+fi
 
 # The major LSM's policy, before anything runs under it.  A failure is
 # reported and the runner still runs: its labels suite then fails.

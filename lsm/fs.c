@@ -28,6 +28,7 @@
 #include <linux/uaccess.h>
 
 #include "load.h"
+#include "audit.h"
 #include "log.h"
 #include "policy.h"
 #include "watchpol.h"
@@ -181,14 +182,17 @@ static ssize_t policy_read(struct file *file, char __user *buf, size_t count,
 static int policy_load(const char *text, size_t len)
 {
 	struct watchpol_parse_error err;
-	struct watchpol_policy *p;
+	struct watchpol_policy *p, *old;
+	bool old_enforce;
+	int gen;
 
-	p = watchpol_policy_parse(text, len, watchpol_resolve_label, &err);
+	p = watchpol_policy_build(text, len, &err, &gen);
 	if (IS_ERR(p)) {
 		atomic_long_inc(&watchpol_policy_rejects);
 		if (err.reason)
 			pr_err_ratelimited("policy rejected: line %u: %s\n",
 					   err.line, err.reason);
+		watchpol_audit_load(NULL, &err, false);
 		return PTR_ERR(p);
 	}
 
@@ -198,7 +202,22 @@ static int policy_load(const char *text, size_t len)
 		watchpol_policy_free(p);
 		return -EPERM;
 	}
+	/* The LSM's policy changed while this one was parsed: resolve again. */
+	if (watchpol_policy_stale(gen)) {
+		watchpol_policy_free(p);
+		p = watchpol_policy_build(text, len, &err, &gen);
+		if (IS_ERR(p)) {
+			mutex_unlock(&watchpol_policy_mutex);
+			atomic_long_inc(&watchpol_policy_rejects);
+			watchpol_audit_load(NULL, &err, false);
+			return PTR_ERR(p);
+		}
+	}
+	old = rcu_dereference_protected(watchpol_active,
+					lockdep_is_held(&watchpol_policy_mutex));
+	old_enforce = old ? old->enforce : false;
 	watchpol_set_policy(p);
+	watchpol_audit_load(p, NULL, old_enforce);
 	mutex_unlock(&watchpol_policy_mutex);
 	atomic_long_inc(&watchpol_policy_loads);
 	return 0;
@@ -280,6 +299,10 @@ static int stats_show(struct seq_file *m, void *v)
 	unresolved = p ? p->unresolved : 0;
 	rcu_read_unlock();
 	seq_printf(m, "unresolved_rules %u\n", unresolved);
+	seq_printf(m, "label_resolves %ld\n",
+		   atomic_long_read(&watchpol_label_resolves));
+	seq_printf(m, "audit_suppressed %ld\n",
+		   atomic_long_read(&watchpol_audit_suppressed));
 	/*
 	 * Without a label source (no major LSM, or one whose creds carry no
 	 * secid) every label part passes: say so rather than let it read as
@@ -386,6 +409,7 @@ static ssize_t lock_write(struct file *file, const char __user *buf,
 	if (lock && !watchpol_locked) {
 		WRITE_ONCE(watchpol_locked, true);
 		pr_info("policy locked until reboot\n");
+		watchpol_audit_lock();
 	}
 	mutex_unlock(&watchpol_policy_mutex);
 	return count;

@@ -29,6 +29,7 @@
 #include <linux/watch_queue.h>
 #include <uapi/linux/lsm.h>
 
+#include "audit.h"
 #include "log.h"
 #include "policy.h"
 #include "watchpol.h"
@@ -61,6 +62,75 @@ bool watchpol_locked;
 int watchpol_resolve_label(const char *label, u32 *secid)
 {
 	return security_secctx_to_secid(label, strlen(label), secid);
+}
+
+/*
+ * Only SELinux issues several secids for one context (its initial SIDs);
+ * Smack maps a secid it never issued to its "?" label, so a round trip
+ * through text would alias secids it has yet to issue.
+ */
+static bool watchpol_selinux(void)
+{
+	u32 i;
+
+	for (i = 0; i < lsm_active_cnt; i++)
+		if (lsm_idlist[i]->id == LSM_ID_SELINUX)
+			return true;
+	return false;
+}
+
+static int watchpol_canon_label(u32 secid, u32 *canon)
+{
+	char *ctx;
+	u32 len;
+	int rc;
+
+	rc = security_secid_to_secctx(secid, &ctx, &len);
+	if (rc)
+		return rc;
+	rc = security_secctx_to_secid(ctx, len, canon);
+	security_release_secctx(ctx, len);
+	return rc;
+}
+
+/* Bumped on every LSM policy change: a load that raced one resolves again. */
+static atomic_t watchpol_lsm_gen = ATOMIC_INIT(0);
+atomic_long_t watchpol_label_resolves = ATOMIC_LONG_INIT(0);
+
+/**
+ * watchpol_policy_build - parse a policy and resolve its labels
+ * @text: the policy text
+ * @len: its length
+ * @err: why it was rejected
+ * @gen: set to the LSM policy generation the labels were resolved in
+ *
+ * Resolves the rules' labels and learns the secid aliases (see
+ * watchpol_sid()) of the major LSM's policy as it is now.
+ *
+ * Return: the policy or an ERR_PTR, as watchpol_policy_parse().
+ */
+struct watchpol_policy *watchpol_policy_build(const char *text, size_t len,
+					      struct watchpol_parse_error *err,
+					      int *gen)
+{
+	struct watchpol_policy *p;
+
+	*gen = atomic_read(&watchpol_lsm_gen);
+	p = watchpol_policy_parse(text, len, watchpol_resolve_label, err);
+	if (!IS_ERR(p) && watchpol_selinux())
+		watchpol_policy_canon(p, watchpol_canon_label);
+	return p;
+}
+
+/**
+ * watchpol_policy_stale - did the LSM policy change since a build?
+ * @gen: what watchpol_policy_build() returned in *@gen
+ *
+ * Return: true if the labels must be resolved again.
+ */
+bool watchpol_policy_stale(int gen)
+{
+	return atomic_read(&watchpol_lsm_gen) != gen;
 }
 
 static void watchpol_free_rcu(struct rcu_head *head)
@@ -105,6 +175,8 @@ static int finish(struct watchpol_decision *d, const struct watchpol_subj *w,
 	if (enforce)
 		d->flags |= WATCHPOL_DEC_ENFORCED;
 	watchpol_decide(d);
+	if (unlikely(denied))
+		watchpol_audit_decision(d);
 	return denied && enforce ? -EACCES : 0;
 }
 
@@ -141,33 +213,18 @@ static int watch_decide(enum watchpol_hook hook, int type,
 #ifdef CONFIG_KEY_NOTIFICATIONS
 /*
  * The key's label: the LSM exposes a key's context only as text, so map it
- * back to a secid.  Text that equals the watcher's own context is the
- * watcher's secid: before an SELinux policy is loaded "kernel" names two
- * SIDs, and a round trip through text must not make one label two.
+ * back to a secid (the canonical one; watchpol_sid() maps W's alias to it).
  * Returns 0 when the key has no label.
  */
-static u32 key_secid(struct key *key, u32 w_sid)
+static u32 key_secid(struct key *key)
 {
-	char *ctx = NULL, *w_ctx;
-	u32 sid = 0, w_len;
+	char *ctx = NULL;
+	u32 sid = 0;
 	int rc;
 
 	rc = security_key_getsecurity(key, &ctx);
-	if (rc <= 0 || !ctx)
-		goto out;
-	if (!security_secid_to_secctx(w_sid, &w_ctx, &w_len)) {
-		bool same = strnlen(w_ctx, w_len) == strlen(ctx) &&
-			    !strncmp(w_ctx, ctx, strlen(ctx));
-
-		security_release_secctx(w_ctx, w_len);
-		if (same) {
-			sid = w_sid;
-			goto out;
-		}
-	}
-	if (security_secctx_to_secid(ctx, strlen(ctx), &sid))
+	if (rc > 0 && ctx && security_secctx_to_secid(ctx, strlen(ctx), &sid))
 		sid = 0;
-out:
 	kfree(ctx);
 	return sid;
 }
@@ -189,7 +246,7 @@ static int watchpol_watch_key(struct key *key)
 
 	security_cred_getsecid(w_cred, &w_sid);
 	if (w_sid)
-		o_sid = key_secid(key, w_sid);
+		o_sid = key_secid(key);
 	return watch_decide(WATCHPOL_HOOK_WATCH_KEY, WATCHPOL_TYPE_KEY, w_cred,
 			    o_sid, true, false);
 }
@@ -348,31 +405,43 @@ static int watchpol_post_notification(const struct cred *w_cred,
 
 /*
  * Rule labels are resolved to secids when a policy is loaded.  When the
- * major LSM's policy changes (SELinux: its first load, every reload; before
- * the first load every context resolves to the kernel SID), resolve them
- * again from the text in force, so rules written earlier keep matching.
+ * major LSM's policy changes (SELinux: its first load, every reload, when
+ * every context resolved to the kernel SID before the first; Smack, with
+ * kernel-patches/0014: a label imported for the first time), resolve them
+ * again from the text in force, and learn the aliases again, so rules
+ * written earlier keep matching.  Smack imports labels with inode and
+ * superblock locks held: the work is done later, in process context.
  */
-static int watchpol_lsm_notify(struct notifier_block *nb, unsigned long event,
-			       void *data)
+static void watchpol_resolve_work(struct work_struct *work)
 {
 	struct watchpol_parse_error err;
 	struct watchpol_policy *old, *p;
+	int gen;
 
-	if (event != LSM_POLICY_CHANGE)
-		return NOTIFY_DONE;
 	mutex_lock(&watchpol_policy_mutex);
 	old = rcu_dereference_protected(watchpol_active,
 					lockdep_is_held(&watchpol_policy_mutex));
-	if (old && old->nr_text_rules) {
-		p = watchpol_policy_parse(old->text, old->text_len,
-					  watchpol_resolve_label, &err);
+	if (old) {
+		p = watchpol_policy_build(old->text, old->text_len, &err, &gen);
 		if (IS_ERR(p))
 			pr_err("LSM policy changed and the rules no longer resolve (line %u: %s); keeping the previous secids\n",
 			       err.line, err.reason ?: "out of memory");
 		else
 			watchpol_set_policy(p);
 	}
+	atomic_long_inc(&watchpol_label_resolves);
 	mutex_unlock(&watchpol_policy_mutex);
+}
+
+static DECLARE_WORK(watchpol_resolve, watchpol_resolve_work);
+
+static int watchpol_lsm_notify(struct notifier_block *nb, unsigned long event,
+			       void *data)
+{
+	if (event != LSM_POLICY_CHANGE)
+		return NOTIFY_DONE;
+	atomic_inc(&watchpol_lsm_gen);
+	schedule_work(&watchpol_resolve);
 	return NOTIFY_OK;
 }
 

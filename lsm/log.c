@@ -5,7 +5,8 @@
  * Decisions are made under RCU and spinlocks, sometimes in interrupt
  * context, so recording one must never block: counters are per-CPU, the
  * sequence number is one atomic increment, and the log is a bounded
- * lock-free ring that drops (and counts) records when the reader lags.
+ * lock-free ring that keeps the newest records: when the reader lags, the
+ * oldest are overwritten, and the reader counts what it missed.
  * Labels are stored as secids and turned into text only by the reader.
  */
 
@@ -59,7 +60,7 @@ void watchpol_log_init(struct watchpol_log *log,
 	log->slots = slots;
 	log->mask = size - 1;
 	for (i = 0; i < size; i++)
-		slots[i].seq = i;
+		slots[i].seq = 0;
 }
 
 /**
@@ -71,76 +72,124 @@ void __init watchpol_decision_log_init(void)
 			  WATCHPOL_LOG_SIZE);
 }
 
+/*
+ * Slot states: seq is 2 * pos + 1 while the record of position pos is being
+ * written into it and 2 * pos + 2 once it is whole (0: never written).
+ */
+static unsigned long slot_writing(unsigned long pos)
+{
+	return 2 * pos + 1;
+}
+
+static unsigned long slot_whole(unsigned long pos)
+{
+	return 2 * pos + 2;
+}
+
 /**
  * watchpol_log_put - append a record without ever waiting
  * @log: the ring
  * @d: the record
  *
- * Return: true if stored, false if the ring was full (counted as dropped).
+ * The ring keeps the newest records: a writer takes the next position
+ * whatever the reader has consumed, overwriting the oldest record when the
+ * ring is full (the reader counts what it missed).  A writer that finds its
+ * slot still being written one lap earlier drops its own record instead of
+ * waiting; the reader stops at that position until a lap has passed it,
+ * then counts it with the overwritten ones.
+ *
+ * Return: true if stored.
  */
 bool watchpol_log_put(struct watchpol_log *log,
 		      const struct watchpol_decision *d)
 {
-	struct watchpol_log_slot *slot;
-	long pos = atomic_long_read(&log->head);
-	long diff;
+	unsigned long pos = atomic_long_fetch_inc(&log->head);
+	struct watchpol_log_slot *slot = &log->slots[pos & log->mask];
+	unsigned long old = READ_ONCE(slot->seq);
 
-	for (;;) {
-		slot = &log->slots[pos & log->mask];
-		/* Pairs with the release in watchpol_log_consume(). */
-		diff = (long)smp_load_acquire(&slot->seq) - pos;
-		if (diff < 0) {
-			/* The reader has not freed this slot yet: full. */
-			atomic_long_inc(&log->dropped);
-			return false;
-		}
-		/* On failure, try_cmpxchg reloads pos with the new head. */
-		if (diff == 0 &&
-		    atomic_long_try_cmpxchg(&log->head, &pos, pos + 1))
-			break;
-		if (diff > 0)
-			pos = atomic_long_read(&log->head);
-	}
+	/* Its position is then a gap the reader counts when it steps over. */
+	if ((old & 1) || old > slot_writing(pos) ||
+	    !try_cmpxchg(&slot->seq, &old, slot_writing(pos)))
+		return false;
+	/* Readers that see the odd seq, or a changed one after, retry. */
+	smp_wmb();
 	slot->d = *d;
 	/* Publish the record; pairs with the acquire in watchpol_log_peek(). */
-	smp_store_release(&slot->seq, pos + 1);
+	smp_store_release(&slot->seq, slot_whole(pos));
 	atomic_long_inc(&log->recorded);
 	return true;
 }
 
 /**
- * watchpol_log_peek - look at the oldest published record
+ * watchpol_log_peek - look at the oldest record still in the ring
  * @log: the ring; the caller holds @log->read_lock
  * @d: filled with the record
+ *
+ * Records overwritten before they were read are skipped and counted in
+ * @log->dropped; the gap shows in the records' sequence numbers too.
  *
  * Return: true if a record is ready, false if none is.
  */
 bool watchpol_log_peek(struct watchpol_log *log, struct watchpol_decision *d)
 {
-	unsigned long pos = log->tail;
-	struct watchpol_log_slot *slot = &log->slots[pos & log->mask];
+	struct watchpol_log_slot *slot;
+	unsigned long pos, seq, head;
 
 	lockdep_assert_held(&log->read_lock);
-	/* Pairs with the release in watchpol_log_put(): the record is whole. */
-	if ((long)(smp_load_acquire(&slot->seq) - (pos + 1)) < 0)
-		return false;
-	*d = slot->d;
-	return true;
+	for (;;) {
+		pos = log->tail;
+		head = atomic_long_read(&log->head);
+		if (head - pos > log->mask + 1) {
+			/* Lapped: the oldest record left is head - size. */
+			atomic_long_add(head - (log->mask + 1) - pos, &log->dropped);
+			WRITE_ONCE(log->tail, head - (log->mask + 1));
+			continue;
+		}
+		slot = &log->slots[pos & log->mask];
+		/* Pairs with the release in watchpol_log_put(). */
+		seq = smp_load_acquire(&slot->seq);
+		if (seq < slot_whole(pos))
+			return false;	/* not written yet, or being written */
+		if (seq == slot_whole(pos)) {
+			*d = slot->d;
+			/* The copy is good if no writer took the slot since. */
+			smp_rmb();
+			if (READ_ONCE(slot->seq) == seq)
+				return true;
+		}
+		/* Overwritten by a later lap (before or during the copy). */
+		atomic_long_inc(&log->dropped);
+			WRITE_ONCE(log->tail, pos + 1);
+	}
 }
 
 /**
- * watchpol_log_consume - hand the record last peeked at back to producers
+ * watchpol_log_dropped - records lost so far
+ * @log: the ring
+ *
+ * Those the reader skipped or a writer gave up, plus those overwritten
+ * that the reader has yet to step over.  A snapshot, without the lock.
+ *
+ * Return: the number of records lost.
+ */
+unsigned long watchpol_log_dropped(struct watchpol_log *log)
+{
+	unsigned long head = atomic_long_read(&log->head);
+	unsigned long tail = READ_ONCE(log->tail);
+	unsigned long behind = head - tail > log->mask + 1 ?
+			       head - tail - (log->mask + 1) : 0;
+
+	return atomic_long_read(&log->dropped) + behind;
+}
+
+/**
+ * watchpol_log_consume - step past the record last peeked at
  * @log: the ring; the caller holds @log->read_lock and peeked successfully
  */
 void watchpol_log_consume(struct watchpol_log *log)
 {
-	unsigned long pos = log->tail;
-
 	lockdep_assert_held(&log->read_lock);
-	/* Hand the slot to the producer one lap ahead, after our copy. */
-	smp_store_release(&log->slots[pos & log->mask].seq,
-			  pos + log->mask + 1);
-	log->tail = pos + 1;
+	WRITE_ONCE(log->tail, log->tail + 1);
 }
 
 /**
@@ -209,8 +258,8 @@ void watchpol_stats_show(struct seq_file *m)
 		   (long long)atomic64_read(&watchpol_seq));
 	seq_printf(m, "log_recorded %ld\n",
 		   atomic_long_read(&watchpol_decision_log.recorded));
-	seq_printf(m, "log_dropped %ld\n",
-		   atomic_long_read(&watchpol_decision_log.dropped));
+	seq_printf(m, "log_dropped %lu\n",
+		   watchpol_log_dropped(&watchpol_decision_log));
 	seq_printf(m, "policy_loads %ld\n",
 		   atomic_long_read(&watchpol_policy_loads));
 	seq_printf(m, "policy_rejects %ld\n",

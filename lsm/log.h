@@ -49,9 +49,11 @@ struct watchpol_log_slot {
 };
 
 /*
- * A bounded multi-producer ring after Vyukov: producers claim a slot with
- * one cmpxchg and publish it with a release store; when the ring is full
- * the record is dropped and counted.  One consumer at a time (mutex).
+ * A bounded multi-producer ring that keeps the newest records (a flight
+ * recorder): a producer takes a position with one atomic increment and
+ * writes its slot under a per-slot sequence (odd while writing), so it
+ * never waits; the reader skips and counts records overwritten before it
+ * got to them.  One consumer at a time (mutex).
  */
 struct watchpol_log {
 	atomic_long_t head;
@@ -69,6 +71,7 @@ bool watchpol_log_put(struct watchpol_log *log,
 		      const struct watchpol_decision *d);
 bool watchpol_log_peek(struct watchpol_log *log, struct watchpol_decision *d);
 void watchpol_log_consume(struct watchpol_log *log);
+unsigned long watchpol_log_dropped(struct watchpol_log *log);
 
 extern struct watchpol_log watchpol_decision_log;
 void __init watchpol_decision_log_init(void);

@@ -569,6 +569,27 @@ bool watchpol_dac_uid_ok(const struct watchpol_subj *t,
 }
 
 /**
+ * watchpol_policy_canon() - learn which secids are aliases
+ * @p: a policy not yet in force (or the caller holds the policy mutex)
+ * @canon: maps a secid to the one its context resolves to
+ *
+ * Fills @p->canon for the secids that can be aliases (see
+ * WATCHPOL_ALIAS_SIDS), outside the hot path: at every load and every LSM
+ * policy change, like the rules' labels.  Then watchpol_sid() makes a
+ * process that kept an initial SID match the rules naming its context.
+ */
+void watchpol_policy_canon(struct watchpol_policy *p, watchpol_canon_t canon)
+{
+	u32 sid, c;
+
+	for (sid = 1; sid < WATCHPOL_ALIAS_SIDS; sid++) {
+		if (canon(sid, &c) || c == sid)
+			c = 0;
+		p->canon[sid] = c;
+	}
+}
+
+/**
  * watchpol_rule_ok - check the label part of a decision
  * @rs: the post or watch rules
  * @ssid: the subject's secid (0: no label)
@@ -631,7 +652,8 @@ u8 watchpol_post_denials(const struct watchpol_policy *p,
 		ok = watchpol_dac_uid_ok(f->t, f->w) || f->t_cap_kill;
 	/* The kernel is a labelled subject too: its label needs a rule. */
 	if (p->post_label)
-		ok = ok && watchpol_rule_ok(&p->post, f->t->sid, f->w->sid);
+		ok = ok && watchpol_rule_ok(&p->post, watchpol_sid(p, f->t->sid),
+					    watchpol_sid(p, f->w->sid));
 	if (ok)
 		return 0;
 	return WATCHPOL_DENY(WATCHPOL_MODEL_SCHAUFLER) |
@@ -654,7 +676,9 @@ u8 watchpol_watch_denials(const struct watchpol_policy *p,
 {
 	if (f->system_wide)
 		return 0;
-	if (f->visible && watchpol_rule_ok(&p->watch, f->w->sid, f->o_sid))
+	if (f->visible &&
+	    watchpol_rule_ok(&p->watch, watchpol_sid(p, f->w->sid),
+			     watchpol_sid(p, f->o_sid)))
 		return 0;
 	return WATCHPOL_DENY(WATCHPOL_MODEL_WATCHER) |
 	       WATCHPOL_DENY(WATCHPOL_MODEL_STRICT);

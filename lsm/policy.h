@@ -18,6 +18,14 @@
 #define WATCHPOL_MAX_LABEL	255
 /* Most label rules (post + watch) in one policy. */
 #define WATCHPOL_MAX_RULES	16384
+/*
+ * Secids below this may be aliases: SELinux's initial SIDs (1 to
+ * SECINITSID_NUM, 27 in 6.12) keep their own SID even when their context is
+ * another SID's, so one context can have several secids.  Every other
+ * secid SELinux issues is unique to its context, and Smack issues one per
+ * label.
+ */
+#define WATCHPOL_ALIAS_SIDS	28
 
 enum watchpol_model {
 	WATCHPOL_MODEL_NONE,
@@ -74,6 +82,8 @@ struct watchpol_policy {
 	struct watchpol_ruleset post;		/* T-label may post to W-label */
 	struct watchpol_ruleset watch;		/* W-label may watch O-label */
 	u32 unresolved;				/* rules whose labels map to 0 */
+	/* canon[s]: the secid s's context resolves to, when not s (or 0). */
+	u32 canon[WATCHPOL_ALIAS_SIDS];
 	u32 nr_text_rules;
 	struct watchpol_text_rule *text_rules;
 	char *input;				/* tokenised copy of the input */
@@ -92,6 +102,12 @@ struct watchpol_parse_error {
  * may be 0 when no LSM knows the label) or a negative errno.
  */
 typedef int (*watchpol_resolve_t)(const char *label, u32 *secid);
+
+/*
+ * The canonical secid of a secid: the one its context resolves to.
+ * Returns 0 with *canon set, or a negative errno when it has no context.
+ */
+typedef int (*watchpol_canon_t)(u32 secid, u32 *canon);
 
 /* Credentials as the verdicts see them. */
 struct watchpol_subj {
@@ -123,6 +139,26 @@ void watchpol_policy_free(struct watchpol_policy *p);
 struct watchpol_policy *watchpol_boot_policy(const char *models, bool enforce,
 					     watchpol_resolve_t resolve,
 					     struct watchpol_parse_error *err);
+
+void watchpol_policy_canon(struct watchpol_policy *p, watchpol_canon_t canon);
+
+/**
+ * watchpol_sid() - the canonical form of a secid
+ * @p: the policy in force
+ * @sid: a secid from creds, an inode or a key
+ *
+ * Labels compare by context, not by which alias an LSM issued: an alias
+ * maps to the secid its context resolves to, as the rules' labels do.
+ * One compare and at most one load.
+ *
+ * Return: the canonical secid.
+ */
+static inline u32 watchpol_sid(const struct watchpol_policy *p, u32 sid)
+{
+	if (sid < WATCHPOL_ALIAS_SIDS && p->canon[sid])
+		return p->canon[sid];
+	return sid;
+}
 
 int watchpol_record_type(unsigned int wtype);
 u8 watchpol_model_for(const struct watchpol_policy *p, int type);

@@ -411,6 +411,59 @@ static void watchpol_test_post(struct kunit *test)
 	watchpol_policy_free(p);
 }
 
+/* Secids 7 and 9 are aliases of 3 (one context, three secids), 5 of 4. */
+static int fake_canon(u32 secid, u32 *canon)
+{
+	switch (secid) {
+	case 7:
+	case 9:
+		*canon = 3;
+		return 0;
+	case 5:
+		*canon = 4;
+		return 0;
+	case 11:
+		return -EINVAL;
+	}
+	*canon = secid;
+	return 0;
+}
+
+/*
+ * A rule names a context; a subject holding any alias of it matches, and
+ * two aliases of one context are the same label.  Without the alias table
+ * every one of these is denied.
+ */
+static void watchpol_test_aliases(struct kunit *test)
+{
+	struct watchpol_policy *p = parse_ok(test,
+		"default strict\npost_dac off\npost l3 l4\nwatch l4 l3\n");
+	struct watchpol_subj t = { .sid = 7 }, w = { .sid = 5 };
+	struct watchpol_post_facts f = { .t = &t, .w = &w };
+	struct watchpol_watch_facts wf = { .w = &w, .o_sid = 9,
+					   .visible = true };
+
+	KUNIT_EXPECT_NE(test, watchpol_post_denials(p, 2, &f), 0);
+	watchpol_policy_canon(p, fake_canon);
+	KUNIT_EXPECT_EQ(test, p->canon[7], 3U);
+	KUNIT_EXPECT_EQ(test, p->canon[3], 0U);
+	KUNIT_EXPECT_EQ(test, p->canon[11], 0U);
+	KUNIT_EXPECT_EQ(test, watchpol_post_denials(p, 2, &f), 0);
+	KUNIT_EXPECT_EQ(test, watchpol_watch_denials(p, &wf), 0);
+	/* Same label through two aliases, no rule needed. */
+	t.sid = 9;
+	w.sid = 7;
+	KUNIT_EXPECT_EQ(test, watchpol_post_denials(p, 2, &f), 0);
+	/* The reverse pair still needs its own rule. */
+	t.sid = 5;
+	KUNIT_EXPECT_NE(test, watchpol_post_denials(p, 2, &f), 0);
+	/* Secids past the alias range are taken as they are. */
+	t.sid = WATCHPOL_ALIAS_SIDS + 3;
+	w.sid = 4;
+	KUNIT_EXPECT_NE(test, watchpol_post_denials(p, 2, &f), 0);
+	watchpol_policy_free(p);
+}
+
 struct watch_case {
 	const char *name;
 	const char *policy;
@@ -499,25 +552,49 @@ static void watchpol_test_log_ring(struct kunit *test)
 		d.seq = i + 1;
 		KUNIT_EXPECT_TRUE(test, watchpol_log_put(log, &d));
 	}
-	d.seq = 5;
-	KUNIT_EXPECT_FALSE(test, watchpol_log_put(log, &d));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&log->dropped), 1L);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&log->recorded), 4L);
+	/* Full: the newest records stay, the oldest are overwritten. */
+	for (i = 4; i < 6; i++) {
+		d.seq = i + 1;
+		KUNIT_EXPECT_TRUE(test, watchpol_log_put(log, &d));
+	}
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&log->recorded), 6L);
+	KUNIT_EXPECT_EQ(test, watchpol_log_dropped(log), 2UL);
 
-	/* Peeking does not consume; consuming frees a slot. */
+	/* Peeking does not consume; the oldest left is record 3. */
 	KUNIT_ASSERT_TRUE(test, watchpol_log_peek(log, &out));
-	KUNIT_EXPECT_EQ(test, out.seq, 1ULL);
+	KUNIT_EXPECT_EQ(test, out.seq, 3ULL);
 	KUNIT_ASSERT_TRUE(test, watchpol_log_peek(log, &out));
-	KUNIT_EXPECT_EQ(test, out.seq, 1ULL);
+	KUNIT_EXPECT_EQ(test, out.seq, 3ULL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&log->dropped), 2L);
 	watchpol_log_consume(log);
-	d.seq = 6;
+	d.seq = 7;
 	KUNIT_EXPECT_TRUE(test, watchpol_log_put(log, &d));
 
 	for (i = 0; i < 4; i++) {
 		KUNIT_ASSERT_TRUE(test, watchpol_log_peek(log, &out));
-		KUNIT_EXPECT_EQ(test, out.seq, i < 3 ? i + 2ULL : 6ULL);
+		KUNIT_EXPECT_EQ(test, out.seq, i + 4ULL);
 		watchpol_log_consume(log);
 	}
+	KUNIT_EXPECT_FALSE(test, watchpol_log_peek(log, &out));
+	KUNIT_EXPECT_EQ(test, watchpol_log_dropped(log), 2UL);
+
+	/* A writer that finds its slot still being written drops its own. */
+	i = log->mask & atomic_long_read(&log->head);
+	slots[i].seq |= 1;
+	d.seq = 8;
+	KUNIT_EXPECT_FALSE(test, watchpol_log_put(log, &d));
+	KUNIT_EXPECT_FALSE(test, watchpol_log_peek(log, &out));
+	slots[i].seq &= ~1UL;
+	/* Its position is skipped, and counted, once a lap has passed it. */
+	for (i = 0; i < 4; i++) {
+		d.seq = 9 + i;
+		KUNIT_EXPECT_TRUE(test, watchpol_log_put(log, &d));
+	}
+	KUNIT_ASSERT_TRUE(test, watchpol_log_peek(log, &out));
+	KUNIT_EXPECT_EQ(test, out.seq, 9ULL);
+	KUNIT_EXPECT_EQ(test, watchpol_log_dropped(log), 3UL);
+	for (i = 0; i < 4; i++)
+		watchpol_log_consume(log);
 	KUNIT_EXPECT_FALSE(test, watchpol_log_peek(log, &out));
 
 	/* Wrap around many times. */
@@ -716,6 +793,7 @@ static struct kunit_case watchpol_test_cases[] = {
 	KUNIT_CASE_PARAM(watchpol_test_post, post_gen_params),
 	KUNIT_CASE_PARAM(watchpol_test_watch, watch_gen_params),
 	KUNIT_CASE(watchpol_test_per_type),
+	KUNIT_CASE(watchpol_test_aliases),
 	KUNIT_CASE(watchpol_test_log_ring),
 	KUNIT_CASE(watchpol_test_log_format),
 	KUNIT_CASE(watchpol_test_load_chunks),

@@ -6,6 +6,7 @@
 #ifndef _SECURITY_WATCHPOL_WATCHPOL_H
 #define _SECURITY_WATCHPOL_WATCHPOL_H
 
+#include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 
@@ -19,6 +20,12 @@ extern struct mutex watchpol_policy_mutex;
 extern bool watchpol_locked;
 
 int watchpol_resolve_label(const char *label, u32 *secid);
+struct watchpol_policy *watchpol_policy_build(const char *text, size_t len,
+					      struct watchpol_parse_error *err,
+					      int *gen);
+bool watchpol_policy_stale(int gen);
+/* Label re-resolutions done after LSM policy changes (stats). */
+extern atomic_long_t watchpol_label_resolves;
 void watchpol_set_policy(struct watchpol_policy *p);
 
 #endif /* _SECURITY_WATCHPOL_WATCHPOL_H */

@@ -24,6 +24,7 @@
 #define WATCHPOL_POLICY WL_WATCHPOL_DIR "/policy"
 
 static const char *const models[] = { WL_MODELS };
+static const char *const model_profiles[] = { WL_MODEL_PROFILES };
 
 static size_t ntests_of(const struct wl_suite *s)
 {
@@ -200,9 +201,19 @@ static bool run_suite(const struct wl_suite *s, const struct wl_variant *v, unsi
  */
 static bool model_runs(size_t m)
 {
+	const char *only = model_profiles[m], *p = wl_profile();
+	size_t n = strlen(p);
+
 	/* A foreign LSM decides alone: watchpol only logs, at none. */
 	if (wl_byo_lsm())
 		return strcmp(models[m], "none") == 0;
+
+	/* policy/watchpol/models: "profiles=a,b" runs the model in those only. */
+	if (only[0]) {
+		while (strncmp(only, p, n) || (only[n] && only[n] != ','))
+			if (!(only = strchr(only, ',')) || !*++only)
+				return false;
+	}
 	return !wl_debug_kernel() || strcmp(models[m], "strict") == 0;
 }
 

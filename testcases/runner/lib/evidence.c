@@ -54,12 +54,16 @@ static int audit_send(int fd, unsigned int type, unsigned int seq,
 	return 0;
 }
 
-/* Keep an LSM denial record (SELinux AVC or Smack) in the window. */
-static void keep_denial(struct wl_evidence *ev, const char *text, size_t len)
+/*
+ * Keep an LSM denial record (SELinux AVC or Smack) or a watchpol record in
+ * the window.
+ */
+static void keep_record(struct wl_evidence *ev, const char *text, size_t len)
 {
 	size_t room = sizeof(ev->audit_text) - 1 - ev->auditlen;
 
-	if (!memmem(text, len, "denied", 6) || len + 1 > room)
+	if ((!memmem(text, len, "denied", 6) && !memmem(text, len, "lsm=watchpol", 12)) ||
+	    len + 1 > room)
 		return;
 	memcpy(ev->audit_text + ev->auditlen, text, len);
 	ev->auditlen += len;
@@ -100,8 +104,20 @@ static int audit_read_until(struct wl_evidence *ev, unsigned int seq, bool ack)
 			if (!ack && nh->nlmsg_type == AUDIT_USER_AVC &&
 			    memmem(text, tlen, fence, strlen(fence)))
 				return 0;
-			if (nh->nlmsg_type == AUDIT_AVC)
-				keep_denial(ev, text, tlen);
+			/*
+			 * LSM denials, and watchpol's own policy changes
+			 * (lsm=watchpol in a MAC_POLICY_LOAD, MAC_STATUS or
+			 * MAC_CONFIG_CHANGE record; suite_audit reads them).
+			 * Only SELinux's and Smack's denial texts name who
+			 * refused a cell; other records in the window are not
+			 * read as refusals.
+			 */
+			if (nh->nlmsg_type == AUDIT_AVC ||
+			    ((nh->nlmsg_type == AUDIT_MAC_POLICY_LOAD ||
+			      nh->nlmsg_type == AUDIT_MAC_STATUS ||
+			      nh->nlmsg_type == AUDIT_MAC_CONFIG_CHANGE) &&
+			     memmem(text, tlen, "lsm=watchpol", 12)))
+				keep_record(ev, text, tlen);
 			continue;
 		}
 		for (len = n; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len)) {

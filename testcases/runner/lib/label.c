@@ -162,21 +162,3 @@ int wl_label_current(char *buf, size_t len)
 	buf[n] = '\0';
 	return n;
 }
-
-int wl_label_settle(void)
-{
-	char ctx[256];
-
-	if (strcmp(wl_profile(), "selinux") != 0)
-		return 0;
-	if (wl_label_current(ctx, sizeof(ctx)) <= 0 || setcon(ctx)) {
-		wl_diag("settle the SELinux context: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-WL_REGISTER(register_label_settle)
-{
-	wl_register_init("settle the runner's SELinux SID", wl_label_settle);
-}

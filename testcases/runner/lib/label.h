@@ -48,16 +48,6 @@ int wl_label_exec(const char *abstract_name);
  */
 int wl_label_current(char *buf, size_t len);
 
-/*
- * Under SELinux, re-enter the current context (setcon to itself), so the
- * process holds the SID that the context's text resolves to.  The runner
- * inherits an SID that prints as wl_init_t yet differs from the one
- * "system_u:system_r:wl_init_t:s0" resolves to (and from the kernel
- * threads' SID 1), and watchpol compares secids: without this, rules
- * naming wl_init_t never match the runner.  A no-op elsewhere.
- */
-int wl_label_settle(void);
-
 /* Load the Smack rule "subj obj access" (until reboot); 0 or -1 (diagnosed). */
 #define WL_SMACK_LOAD2 "/sys/fs/smackfs/load2"
 int wl_smack_rule(const char *subj, const char *obj, const char *access);

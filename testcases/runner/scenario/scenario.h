@@ -123,6 +123,8 @@ struct scn_set {
 
 extern const char *const scn_profiles[];	/* NULL-terminated */
 extern const char *const scn_models[];		/* NULL-terminated */
+/* Whether a model runs in a profile ("profiles=" in policy/watchpol/models). */
+bool scn_model_in_profile(const char *model, const char *profile);
 
 /*
  * Parse one scenario file and append its scenarios to set.  Returns 0, or -1

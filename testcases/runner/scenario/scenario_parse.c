@@ -22,6 +22,30 @@
 
 const char *const scn_profiles[] = { WL_PROFILES, NULL };
 const char *const scn_models[] = { WL_MODELS, NULL };
+static const char *const model_profiles[] = { WL_MODEL_PROFILES };
+static const char *const model_like[] = { WL_MODEL_LIKE };
+
+static int model_index(const char *model)
+{
+	for (int i = 0; scn_models[i]; i++)
+		if (strcmp(scn_models[i], model) == 0)
+			return i;
+	return -1;
+}
+
+bool scn_model_in_profile(const char *model, const char *profile)
+{
+	int m = model_index(model);
+	char list[128], *save = NULL;
+
+	if (m < 0 || !model_profiles[m][0])
+		return m >= 0;
+	snprintf(list, sizeof(list), "%s", model_profiles[m]);
+	for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		if (strcmp(p, profile) == 0)
+			return true;
+	return false;
+}
 
 struct parser {
 	const char *path;
@@ -539,7 +563,7 @@ static int finish(struct parser *p, struct scn_set *set, struct scenario *s)
 	nv = scn_variant_list(s, vars, 8);
 	for (const char *const *pr = scn_profiles; *pr; pr++)
 		for (const char *const *m = scn_models; *m; m++)
-			for (size_t i = 0; i < nv; i++)
+			for (size_t i = 0; i < nv && scn_model_in_profile(*m, *pr); i++)
 				if (scn_expected(s, *pr, *m, vars[i]) == SCN_UNSET)
 					return fail(p, "scenario %s: no expectation for %s/%s%s",
 						    s->name, *pr, *m,
@@ -700,7 +724,20 @@ enum scn_result scn_expected(const struct scenario *s, const char *profile,
 			     const char *model, unsigned int variant)
 {
 	enum scn_result r = SCN_UNSET;
+	int m = model_index(model);
 
+	/*
+	 * A model that must match another's cells ("like=" in the models
+	 * file) expects what the other does, unless an expect line names it.
+	 */
+	if (m >= 0 && model_like[m][0]) {
+		bool named = false;
+
+		for (size_t i = 0; i < s->nexpect; i++)
+			named |= strcmp(s->expect[i].model, model) == 0;
+		if (!named)
+			return scn_expected(s, profile, model_like[m], variant);
+	}
 	for (size_t i = 0; i < s->nexpect; i++) {
 		const struct scn_expect *e = &s->expect[i];
 

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -592,12 +593,62 @@ static enum wl_result smack_every_label_writes_object(void)
 	return every_label_writes(path);
 }
 
+/* A counter from watchpol's stats, or -1. */
+static long stats_value(const char *name)
+{
+	static char stats[8192];
+	char key[64];
+	const char *l;
+
+	if (wl_try_read(WP_STATS, stats, sizeof(stats)) <= 0)
+		return -1;
+	snprintf(key, sizeof(key), "\n%s ", name);
+	l = strstr(stats, key);
+	return l ? strtol(l + strlen(key), NULL, 10) : -1;
+}
+
+/*
+ * A rule naming a Smack label nobody has used yet maps to no secid
+ * (unresolved_rules counts it).  Once the label is imported (here by a
+ * Smack rule naming it), Smack tells the LSM chain (kernel-patches/0014)
+ * and watchpol resolves the rule, without the policy being written again.
+ * Without 0014, or without watchpol following LSM_POLICY_CHANGE, the rule
+ * stays unresolved.
+ */
+static enum wl_result smack_late_label_starts_matching(void)
+{
+	char label[32], text[128];
+	long resolves;
+	int r;
+
+	/* A label no earlier test (or run of this test) has imported. */
+	snprintf(label, sizeof(label), "wlLate%ld", (long)getpid());
+	snprintf(text, sizeof(text), "default none\npost %s wlW\n", label);
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	r = wp_write_policy_str(text);
+	WL_EXPECT(r == 0, "load a rule for %s: %s", label, strerror(-r));
+	resolves = stats_value("label_resolves");
+	WL_EXPECT(stats_value("unresolved_rules") == 1,
+		  "the rule for %s, a label not yet imported, is not counted as unresolved",
+		  label);
+	WL_EXPECT(wl_smack_rule(label, "wlW", "w") == 0, "import %s with a Smack rule", label);
+	for (int i = 0; i < 200 && stats_value("label_resolves") <= resolves; i++)
+		usleep(wl_slow_ms(50) * 1000);
+	WL_EXPECT(stats_value("label_resolves") > resolves,
+		  "importing %s did not make watchpol resolve its rules again", label);
+	WL_EXPECT(stats_value("unresolved_rules") == 0,
+		  "the rule for %s is still unresolved after the label was imported", label);
+	WL_EXPECT(wp_restore_policy(), "could not restore the policy");
+	return WL_PASS;
+}
+
 static const struct wl_test smack_tests[] = {
 	{ "smack_rules_loaded", smack_rules_loaded },
 	{ "smack_triggerer_writes_watcher", smack_triggerer_writes_watcher },
 	{ "smack_bystander_cannot_write_watcher", smack_bystander_cannot_write_watcher },
 	{ "smack_every_label_writes_object", smack_every_label_writes_object },
 	{ "watchpol_label_rules_resolve", watchpol_label_rules_resolve },
+	{ "smack_late_label_starts_matching", smack_late_label_starts_matching },
 };
 
 WL_SUITE_IF(suite_labels_smack, smack_tests, smack_profile, "not the smack profile");

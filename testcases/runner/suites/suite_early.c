@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * suite_early - what only a boot with an unusual start can show.
+ *
+ * The boot (harness/run-profile.sh with watchlab.early=1, made by `make
+ * test` as the "selinux-early" boot) starts with a bad watchpol.model=, and
+ * the guest's /init, before it loads the SELinux policy:
+ *   - saves the policy watchpol booted with to WL_EARLY_BOOT_POLICY;
+ *   - writes a watchpol policy (default none, post_dac off, the lab's label
+ *     rules) while every SELinux context still resolves to the kernel SID.
+ * Nothing else runs in this boot (watchlab.suites=suite_early), so the
+ * early policy is still the one in force when these tests run.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/klog.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "evidence.h"
+#include "scenario_run.h"
+#include "watchpol_util.h"
+#include "wl.h"
+
+#define WL_EARLY_BOOT_POLICY "/tmp/watchpol-boot.policy"
+
+static bool early_boot(void)
+{
+	char v[8];
+
+	return wl_cmdline("early", v, sizeof(v)) && !strcmp(v, "1");
+}
+
+/*
+ * A bad watchpol.model= fails safe: the boot policy is "default strict"
+ * with "kernel_events deny", and the kernel log says why.  A kernel that
+ * ignored the bad value would boot with "default none".
+ */
+static enum wl_result bad_boot_model_fails_safe(void)
+{
+	static char text[4096], klog[1 << 20];
+	int n;
+
+	WL_EXPECT(wl_try_read(WL_EARLY_BOOT_POLICY, text, sizeof(text)) > 0,
+		  "read %s (saved by /init): %s", WL_EARLY_BOOT_POLICY, strerror(errno));
+	WL_EXPECT(strstr(text, "default strict\n") && strstr(text, "kernel_events deny\n") &&
+		  strstr(text, "enforce 1\n"),
+		  "booted with a bad watchpol.model=, the policy was\n%s", text);
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, klog, sizeof(klog) - 1);
+	WL_EXPECT(n >= 0, "klogctl: %s", strerror(errno));
+	klog[n] = '\0';
+	WL_EXPECT(strstr(klog, "watchpol: bad watchpol.model=") &&
+		  strstr(klog, "failing safe to \"default strict\""),
+		  "the kernel log does not say the boot model was bad");
+	return WL_PASS;
+}
+
+/* The rule lines of rules-selinux.policy must be in the policy in force. */
+static int early_policy_in_force(void)
+{
+	static char text[65536];
+
+	if (wl_try_read(WP_POLICY, text, sizeof(text)) <= 0) {
+		wl_diag("read %s: %s", WP_POLICY, strerror(errno));
+		return -1;
+	}
+	if (!strstr(text, "default none\n") || !strstr(text, "post_dac off\n") ||
+	    !strstr(text, "\npost system_u:system_r:wl_triggerer_t:s0 "
+			  "system_u:system_r:wl_watcher_t:s0\n")) {
+		wl_diag("the early policy is not in force:\n%s", text);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Run key-update-label-rule (T wl_triggerer_t, W wl_watcher_t, O
+ * wl_object_t, one uid) under the early policy: its model is none, so the
+ * event arrives whatever the rules; the decision log's shadow verdicts say
+ * whether the rules matched: watcher (a watch rule W -> O) and schaufler
+ * (a post rule T -> W, post_dac off) must both allow.  Rules resolved
+ * before the SELinux policy loaded name the kernel SID and match neither.
+ */
+static int rules_match(const char *when)
+{
+	static const char path[] = "/etc/watchlab/scenarios/keys.scn";
+	static struct wl_evidence ev;
+	const struct scenario *s = NULL;
+	struct scn_set set = { 0 };
+	char err[256];
+	int watch_err = 0, bad = 0;
+	enum scn_result got;
+	const char *w, *p;
+
+	if (scn_parse_file(&set, path, err, sizeof(err))) {
+		wl_diag("%s", err);
+		return -1;
+	}
+	for (size_t i = 0; i < set.n; i++)
+		if (!strcmp(set.v[i].name, "key-update-label-rule"))
+			s = &set.v[i];
+	if (!s || wl_evidence_begin(&ev)) {
+		wl_diag("no scenario key-update-label-rule in %s, or no evidence window", path);
+		scn_set_free(&set);
+		return -1;
+	}
+	got = scn_run(s, 0, &ev, &watch_err);
+	wl_evidence_end(&ev);
+	scn_set_free(&set);
+	w = strstr(ev.log, "hook=watch_key");
+	p = strstr(ev.log, "hook=post_notification type=key");
+	if (got != SCN_DELIVERED) {
+		wl_diag("%s: key-update-label-rule %s under model none", when, scn_result_name(got));
+		bad = 1;
+	}
+	if (!w || !strstr(w, " watcher=allow ") || (p && w > p)) {
+		wl_diag("%s: the watch rule W -> O did not match: %.*s", when,
+			w ? (int)strcspn(w, "\n") : 0, w ? w : "");
+		bad = 1;
+	}
+	if (!p || !strstr(p, " schaufler=allow ")) {
+		wl_diag("%s: the post rule T -> W did not match: %.*s", when,
+			p ? (int)strcspn(p, "\n") : 0, p ? p : "");
+		bad = 1;
+	}
+	return bad ? -1 : 0;
+}
+
+static long label_resolves(void)
+{
+	static char stats[8192];
+	const char *l;
+
+	if (wl_try_read(WP_STATS, stats, sizeof(stats)) <= 0)
+		return -1;
+	l = strstr(stats, "\nlabel_resolves ");
+	return l ? strtol(l + 16, NULL, 10) : -1;
+}
+
+static int reload_selinux(void *arg)
+{
+	(void)arg;
+	execl("/bin/wl-selinux-load", "wl-selinux-load", "/etc/watchlab/selinux/policy.bin",
+	      (char *)NULL);
+	wl_diag("exec wl-selinux-load: %s", strerror(errno));
+	return 127;
+}
+
+/*
+ * A watchpol policy written before the SELinux policy (every context then
+ * resolves to the kernel SID) matches once SELinux is up, and again after
+ * SELinux reloads its policy: watchpol resolves its rules again on every
+ * LSM_POLICY_CHANGE (in a work item; stats' label_resolves counts them).
+ */
+static enum wl_result rules_follow_selinux_loads(void)
+{
+	long before;
+
+	WL_EXPECT(early_policy_in_force() == 0, "the policy /init wrote is not in force");
+	WL_EXPECT(rules_match("after the first SELinux load") == 0,
+		  "rules written before the SELinux policy do not match");
+	WL_EXPECT(label_resolves() >= 1,
+		  "stats: no label re-resolution since the SELinux policy loaded");
+	before = label_resolves();
+	WL_EXPECT(wl_reap(wl_spawn(reload_selinux, NULL), "wl-selinux-load") == 0,
+		  "reload the SELinux policy");
+	for (int i = 0; i < 200 && label_resolves() <= before; i++)
+		usleep(wl_slow_ms(50) * 1000);
+	WL_EXPECT(label_resolves() > before, "no label re-resolution after the SELinux reload");
+	WL_EXPECT(early_policy_in_force() == 0, "the early policy is no longer in force");
+	WL_EXPECT(rules_match("after an SELinux reload") == 0,
+		  "rules do not match after the SELinux policy reloaded");
+	return WL_PASS;
+}
+
+static const struct wl_test tests[] = {
+	{ "bad_boot_model_fails_safe", bad_boot_model_fails_safe },
+	{ "rules_follow_selinux_loads", rules_follow_selinux_loads },
+};
+
+WL_SUITE_IF(suite_early, tests, early_boot,
+	    "only in the boot with watchlab.early=1 (make test's selinux-early boot)");
