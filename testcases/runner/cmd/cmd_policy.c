@@ -133,11 +133,15 @@ void wl_cmd_print_decision(const char *line)
 	for (size_t i = 0; i < WL_ARRAY_SIZE(keys); i++)
 		if (!wl_evidence_field(line, keys[i], vals[i], lens[i]))
 			snprintf(vals[i], lens[i], "?");
+	/*
+	 * The kernel's models each have a shadow verdict in the record; a lab
+	 * model that is only a policy of them (smackemu) has none.
+	 */
 	for (size_t i = 0; i < WL_ARRAY_SIZE(models) && i < 8; i++) {
 		if (!wl_evidence_field(line, models[i], v[i], sizeof(v[i])))
-			snprintf(v[i], sizeof(v[i]), "?");
+			continue;
 		snprintf(verdicts + strlen(verdicts), sizeof(verdicts) - strlen(verdicts),
-			 "%s%s=%s", i ? " " : "", models[i], v[i]);
+			 "%s%s=%s", verdicts[0] ? " " : "", models[i], v[i]);
 	}
 	if (!strcmp(hook, "post_notification")) {
 		unsigned long st = 0;
