@@ -213,11 +213,13 @@ if out=$(env -u MAKEFLAGS -u MAKELEVEL make -s -n -C "$top" DEPS="$fake/fail" he
 else
 	result 0 "deps_gate:help_clean_need_none" "$out"
 fi
-# make compare names what it needs; a bad LSM name stops every goal.
+# make compare names what it needs; a bad LSM name stops every goal.  (The
+# lab's own make exports LSM_PATCHES and LSM: these calls must not see them.)
 byo_refused() { # byo_refused NAME WANT ARGS...: make -n ARGS fails saying WANT
 	local name=$1 want=$2
 	shift 2
-	if out=$(env -u MAKEFLAGS -u MAKELEVEL make -s -n -C "$top" DEPS="$fake/ok" "$@" 2>&1); then
+	if out=$(env -u MAKEFLAGS -u MAKELEVEL -u LSM_PATCHES -u LSM \
+		make -s -n -C "$top" DEPS="$fake/ok" "$@" 2>&1); then
 		result 0 "byo:$name" "make -n $* went on: $out"
 	elif [[ $out == *"$want"* ]]; then
 		result 1 "byo:$name"
@@ -226,7 +228,7 @@ byo_refused() { # byo_refused NAME WANT ARGS...: make -n ARGS fails saying WANT
 	fi
 }
 byo_refused compare_needs_both "needs LSM_PATCHES=DIR and LSM=NAME" compare LSM=mylsm
-if out=$(env -u MAKEFLAGS -u MAKELEVEL make -s -n -C "$top" DEPS="$fake/ok" compare \
+if out=$(env -u MAKEFLAGS -u MAKELEVEL -u LSM_PATCHES -u LSM make -s -n -C "$top" DEPS="$fake/ok" compare \
 	LSM_PATCHES=examples/lsm-uidpost LSM=uidpost 2>&1); then
 	result 1 "byo:compare_takes_both"
 else

@@ -26,10 +26,23 @@ echo "watchlab: building $name (log: ${log#"$top"/})"
 start=$(date +%s)
 # The log must name every object compiled (kbuild's "CC" lines), even when
 # the outer make runs with -s: kbuild reads the silent flag from MAKEFLAGS.
-if ! env -u MAKEFLAGS -u MFLAGS make -C "$tree" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" bzImage >"$log" 2>&1; then
+if ! env -u MAKEFLAGS -u MFLAGS make -C "$tree" O="$obj" CC="$top/harness/kernel-cc.sh" \
+	HOSTCC="ccache gcc" -j"$(nproc)" bzImage >"$log" 2>&1; then
 	echo "watchlab: kernel build of $name failed; last lines of $log:" >&2
 	grep -E 'error|Error' "$log" | head -20 >&2 || true
 	tail -20 "$log" >&2
+	exit 1
+fi
+# The image must carry this build's kernel: its compressed payload is the
+# vmlinux.bin.gz just made, byte for byte (harness/kernel-cc.sh says how a
+# cached piggy.o once smuggled in an earlier kernel).
+if ! python3 - "$obj/arch/x86/boot/bzImage" "$obj/arch/x86/boot/compressed/vmlinux.bin.gz" <<'PY'
+import sys
+image, payload = (open(p, "rb").read() for p in sys.argv[1:3])
+sys.exit(0 if payload in image else 1)
+PY
+then
+	echo "watchlab: $obj/arch/x86/boot/bzImage does not carry this build's vmlinux (stale piggy.o?)" >&2
 	exit 1
 fi
 after=$(ccache --print-stats | awk '$1 ~ /^(direct_cache_hit|preprocessed_cache_hit|cache_miss)$/ {s[$1]=$2} END {print s["direct_cache_hit"]+s["preprocessed_cache_hit"], s["cache_miss"]+0}')
