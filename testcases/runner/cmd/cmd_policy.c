@@ -22,7 +22,7 @@ static const char *const models[] = { WL_MODELS };
 
 static void policy_usage(FILE *f)
 {
-	fprintf(f, "usage: wl policy show | models | load MODEL|FILE | stats | log [OPTIONS]\n"
+	fprintf(f, "usage: wl policy show | models | load MODEL|FILE | stats | log [OPTIONS] | audit\n"
 		"watchpol's policy (lsm/README.md), from /sys/kernel/security/watchpol:\n"
 		"  show           the policy in force, as the kernel reads it back\n"
 		"  models         the lab's models (/etc/watchlab/watchpol/MODEL.policy)\n"
@@ -39,6 +39,10 @@ static void policy_usage(FILE *f)
 		"    --raw        the kernel's lines as they are\n"
 		"    -f, --follow keep printing new decisions until interrupted, or:\n"
 		"    -n, --count N, -t, --timeout S   (with --follow)\n"
+		"  audit [-n N] [-t S]\n"
+		"                 follow watchpol's audit records (policy loads, enforce,\n"
+		"                 lock, rate-limited denials), as the audit daemon, until\n"
+		"                 interrupted, N records or S seconds\n"
 		"Exit status: 0; 1 if the kernel refused; 2 for bad arguments.\n");
 }
 
@@ -248,6 +252,74 @@ static int log_cmd(int argc, char **argv)
 	}
 }
 
+/* Print the lsm=watchpol records in ev's window and empty it; how many. */
+static unsigned long print_audit(struct wl_evidence *ev)
+{
+	unsigned long n = 0;
+
+	for (char *l = ev->audit_text, *nl; *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		if (strstr(l, "lsm=watchpol")) {
+			printf("%s\n", l);
+			n++;
+		}
+	}
+	ev->auditlen = 0;
+	ev->audit_text[0] = '\0';
+	fflush(stdout);
+	return n;
+}
+
+static int audit_cmd(int argc, char **argv)
+{
+	static struct wl_evidence ev;
+	unsigned long count = 0, timeout = 0, seen = 0;
+	sigset_t stop, pending;
+	long end;
+	char *e;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt(argc, argv, ":n:t:")) != -1) {
+		if (c != 'n' && c != 't')
+			return wl_cmd_bad(&wl_cmd_policy, "audit: unknown option or missing value '%s'",
+					  argv[optind - 1]);
+		errno = 0;
+		*(c == 'n' ? &count : &timeout) = strtoul(optarg, &e, 10);
+		if (errno || e == optarg || *e || *optarg == '-')
+			return wl_cmd_bad(&wl_cmd_policy, "audit: -%c: '%s' is not a number",
+					  c, optarg);
+	}
+	if (optind < argc)
+		return wl_cmd_bad(&wl_cmd_policy, "audit: unexpected '%s'", argv[optind]);
+	if (!have_watchpol() || wl_audit_begin(&ev))
+		return 1;
+	if (ev.audit < 0) {
+		wl_diag("policy: this kernel has no audit");
+		return 1;
+	}
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	end = timeout ? wl_now_ms() + (long)timeout * 1000 : 0;
+	for (;;) {
+		wl_audit_take(&ev);
+		seen += print_audit(&ev);
+		sigpending(&pending);
+		if ((count && seen >= count) || (end && wl_now_ms() >= end) ||
+		    sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM))
+			break;
+		usleep(200 * 1000);
+	}
+	wl_evidence_end(&ev);
+	return 0;
+}
+
 static int policy_main(int argc, char **argv)
 {
 	const char *sub = argc > 1 ? argv[1] : NULL;
@@ -256,6 +328,8 @@ static int policy_main(int argc, char **argv)
 		return wl_cmd_bad(&wl_cmd_policy, "no subcommand");
 	if (!strcmp(sub, "log"))
 		return log_cmd(argc - 1, argv + 1);
+	if (!strcmp(sub, "audit"))
+		return audit_cmd(argc - 1, argv + 1);
 	if (!strcmp(sub, "load")) {
 		if (argc != 3)
 			return wl_cmd_bad(&wl_cmd_policy, "load takes one MODEL or FILE");
@@ -277,7 +351,7 @@ static int policy_main(int argc, char **argv)
 
 const struct wl_cmd wl_cmd_policy = {
 	.name = "policy",
-	.summary = "show or load watchpol's policy (a lab model or a file), stats, decision log",
+	.summary = "show or load watchpol's policy (a lab model or a file), stats, decision log, audit",
 	.main = policy_main,
 	.usage = policy_usage,
 };

@@ -199,7 +199,7 @@ static void take_log(struct wl_evidence *ev)
 	free(text);
 }
 
-int wl_evidence_begin(struct wl_evidence *ev)
+int wl_audit_begin(struct wl_evidence *ev)
 {
 	int err;
 
@@ -220,6 +220,18 @@ int wl_evidence_begin(struct wl_evidence *ev)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+void wl_audit_take(struct wl_evidence *ev)
+{
+	take_audit(ev);
+}
+
+int wl_evidence_begin(struct wl_evidence *ev)
+{
+	if (wl_audit_begin(ev))
+		return -1;
 	/* What came before the window is not this scenario's. */
 	wl_evidence_take(ev);
 	ev->loglen = ev->auditlen = 0;

@@ -42,6 +42,15 @@ void wl_evidence_take(struct wl_evidence *ev);
 void wl_evidence_end(struct wl_evidence *ev);
 
 /*
+ * The audit side alone, for a reader that follows the records (wl policy
+ * audit): become the audit daemon without touching watchpol's log (0, or
+ * -1; ev->audit stays -1 on a kernel without audit), then add what
+ * arrived since the last call to ev->audit_text.  wl_evidence_end() ends it.
+ */
+int wl_audit_begin(struct wl_evidence *ev);
+void wl_audit_take(struct wl_evidence *ev);
+
+/*
  * Where a blocked event stopped, as "STEP:WHO", "post:WHO" or "not-posted",
  * written to buf.  @step names what the watcher did before the action
  * ("watch", or "read" for a control row) and @step_err is the errno that

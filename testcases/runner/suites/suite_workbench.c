@@ -181,6 +181,9 @@ static enum wl_result usage_errors(void)
 		{ "wl policy load paranoid", 2, "no model named 'paranoid'" },
 		{ "wl policy log --count 3", 2, "go with --follow" },
 		{ "wl policy log --follow --count x", 2, "'x' is not a number" },
+		{ "wl policy audit -n x", 2, "audit: -n: 'x' is not a number" },
+		{ "wl policy audit -q", 2, "audit: unknown option" },
+		{ "wl policy audit extra", 2, "audit: unexpected 'extra'" },
 		{ "wl scenario", 2, "want one NAME" },
 		{ "wl scenario --frob", 2, "unknown option '--frob'" },
 	};
@@ -381,6 +384,9 @@ static enum wl_result policy_commands(void)
 	bad |= expect(cmd, 0, "1 record", NULL);
 	bad |= expect("wl policy log --raw", 0, "hook=post_notification type=key subtype=1 ", NULL);
 	bad |= expect("wl policy log --follow --timeout 1", 0, NULL, NULL);
+	/* A load's audit record, followed as the audit daemon. */
+	bad |= expect("(sleep 1; wl policy load none >/dev/null) & wl policy audit -n 1 -t 20", 0,
+		      "lsm=watchpol", NULL);
 	keyctl_revoke(k);
 	return bad ? WL_FAIL : WL_PASS;
 }
