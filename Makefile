@@ -214,7 +214,7 @@ shell-tty:
 shell: shell-tty kernel guest
 	@echo "watchlab: booting profile $(PROFILE) to a shell (exit the shell to power off; Ctrl-A X quits QEMU)"
 	@qemu-system-x86_64 -nodefaults -nographic -no-reboot \
-		-machine pc,accel=$(if $(filter 1,$(KVM)),kvm,tcg) -cpu max -smp 2 -m 1024 \
+		-machine pc,accel=$(if $(filter 1,$(KVM)),kvm,tcg) -cpu max -smp 2,sockets=2,cores=1,threads=1 -m 1024 \
 		-serial mon:stdio -device qemu-xhci,id=xhci -device usb-kbd,bus=xhci.0 \
 		-kernel $(LAB_IMAGE) -initrd $(INITRD) \
 		-append "console=ttyS0 panic=-1 no5lvl lsm=$$(awk '$$1 == "$(PROFILE)" { print $$2 }' images/profiles) watchlab.profile=$(PROFILE) watchlab.mode=shell"
