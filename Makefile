@@ -251,7 +251,7 @@ shell: shell-tty kernel guest
 	@lsm=$$(awk '$$1 == "$(PROFILE)" { print $$2 }' images/profiles); \
 	[ -n "$$lsm" ] || { echo "watchlab: no profile $(PROFILE) in images/profiles" >&2; exit 1; }; \
 	qemu-system-x86_64 -nodefaults -nographic -no-reboot \
-		-machine pc,accel=$(if $(filter 1,$(KVM)),kvm,tcg) -cpu max -smp 2 -m 1024 \
+		-machine pc,accel=$(if $(filter 1,$(KVM)),kvm,tcg) -cpu max -smp 2,sockets=2,cores=1,threads=1 -m 1024 \
 		-serial mon:stdio -device qemu-xhci,id=xhci -device usb-kbd,bus=xhci.0 \
 		-kernel $(LAB_IMAGE) -initrd $(INITRD) \
 		-append "console=ttyS0 panic=-1 no5lvl lsm=$$lsm watchlab.profile=$(PROFILE) watchlab.lsm=$$(harness/lsm-built.sh $(LAB_OBJ) $$lsm) watchlab.mode=shell"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The posting benchmark: boot the lab kernel once per lsm= list the
 # benchmark needs, run only suite_watchpol_bench in each boot, and print
-# every configuration's BENCH line side by side in one table.
+# every configuration's BENCH line side by side in one table; then one boot
+# of suite_mount_bench (mount_lock hold time against the number of watches).
 # usage: bench.sh OBJDIR   (after `make kernel guest`; `make bench` does both)
 # Console logs and the table go to results/bench/.  Fails when a boot
 # fails or a configuration's BENCH line is missing.
@@ -100,3 +101,38 @@ END {
 	printf "and rows from different boots also differ by the host'"'"'s load during each boot.\n"
 	printf "Min and max per row: %s\n", lines
 }' lines="$lines" "$lines" | tee "$results/table.txt"
+
+# The mount_lock benchmark (suite_mount_bench, issue 14 bug 3): one boot, no
+# LSM; how long a recursive mount_setattr() stalls a path walk on the other
+# CPU with 1, 64 and 1024 mount watches.
+log=$results/console-mount-lock.log
+echo "watchlab bench: booting mount-lock (lsm=capability)"
+"$top/harness/boot.sh" "$kernel" "$initrd" plain "$log" "$timeout" \
+	lsm=capability watchlab.profile=plain watchlab.lsm=capability \
+	watchlab.suites=suite_mount_bench
+read -r status _ <"$log.status" || status=missing
+[ "$status" = ok ] || fail "boot mount-lock: $(cat "$log.status" 2>/dev/null) (console: $log)"
+grep -aq '^ok 1 suite_mount_bench' "$log" ||
+	fail "boot mount-lock: suite_mount_bench did not pass (console: $log)"
+n=$(grep -ac '# BENCH mount_lock ' "$log" || true)
+[ "$n" = 3 ] || fail "boot mount-lock: $n BENCH mount_lock lines, want 3 (console: $log)"
+{
+	printf '\nwatchlab bench: a recursive mount_setattr() over 9 mounts, watched at the top by W queues;\n'
+	printf 'stall: the longest path walk on the other CPU during the call (>= the mount_lock hold),\n'
+	printf 'floor: the same with no mount change; median (p25..p75) of the rounds, microseconds\n\n'
+	grep -a '# BENCH mount_lock ' "$log" | sed -e 's/^.*# BENCH /BENCH /' -e 's/\r$//' |
+		awk '
+function field(k,   i) {
+	for (i = 2; i <= NF; i++)
+		if (index($i, k "=") == 1)
+			return substr($i, length(k) + 2)
+	return ""
+}
+BEGIN { printf "%-8s %-24s %-10s %-24s\n", "watches", "stall", "floor", "mount_setattr" }
+{
+	printf "%-8s %-24s %-10s %-24s\n", field("watches"),
+		field("stall_us") " (" field("stall_p25") ".." field("stall_p75") ")",
+		field("floor_us"),
+		field("setattr_us") " (" field("setattr_p25") ".." field("setattr_p75") ")"
+}'
+} | tee -a "$results/table.txt"

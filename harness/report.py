@@ -21,6 +21,8 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+# The native columns: watchpol at model none, the major LSM's own hooks.
+NATIVE = {("selinux", "none"): " (SELinux-native)", ("smack", "none"): " (Smack-native)"}
 TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\] ?")
 KTAP_VERSION = re.compile(r"^( *)KTAP version \d+\s*$")
 PLAN = re.compile(r"^( *)1\.\.(\d+)\s*$")
@@ -334,7 +336,7 @@ def matrix_markdown(cells):
         if "at" in c:
             at[c["scenario"]] = c["at"]
     head = "| scenario | " + " | ".join(
-        f"{p}/{m}" + (" (Smack-native)" if (p, m) == ("smack", "none") else "")
+        f"{p}/{m}" + NATIVE.get((p, m), "")
         for p, m in configs) + " |"
     rule = "|---" * (len(configs) + 1) + "|"
 
@@ -389,8 +391,10 @@ def matrix_markdown(cells):
               "(blocked where not-posted was expected, or the reverse); a blocked "
               "cell without a record of who refused it is NO EVIDENCE; any of "
               "these fails `make test`. ERROR: the scenario could not run as "
-              "written. smack/none is the Smack-native column: watchpol at model "
-              "none, Smack's own post_notification rules only.\n")
+              "written. selinux/none and smack/none are the native columns: "
+              "watchpol at model none, SELinux's or Smack's own hooks only "
+              "(their watch_key, watch_mount, watch_sb, watch_devices and "
+              "post_notification rules).\n")
     return "\n".join(table) + "\n" + legend
 
 

@@ -3,8 +3,9 @@
  * suite_labels.c - the label model the scenarios rely on (policy/labels):
  * each abstract label can be entered and reads back as this profile's
  * label, the lab's SELinux policy or Smack rules are in force, and the
- * allows and denials the label scenarios build on really hold.  In the
- * plain profile, switching labels is a no-op.
+ * allows and denials the label scenarios build on really hold, SELinux's
+ * and Smack's own watch hooks included (suite_native_*).  In the plain
+ * profile, switching labels is a no-op.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -22,7 +24,9 @@
 
 #include <selinux/selinux.h>
 
+#include "devices_util.h"
 #include "label.h"
+#include "vfs_util.h"
 #include "watchpol_util.h"
 #include "wl.h"
 
@@ -486,13 +490,15 @@ static int make_object(const char *path, const char *xattr, const char *value)
 	return 0;
 }
 
-static enum wl_result every_label_writes(const char *path)
+/* Every label writes path, except that the label named by denied may not. */
+static enum wl_result every_label_writes(const char *path, const char *denied)
 {
 	for (size_t i = 0; i < WL_ARRAY_SIZE(process_labels); i++) {
+		bool may = !denied || strcmp(process_labels[i], denied);
 		int r = run_labelled(process_labels[i], write_object, (void *)path);
 
-		WL_EXPECT(r == 0, "%s writing the shared object %s: exit status %d",
-			  process_labels[i], path, r);
+		WL_EXPECT((r == 0) == may, "%s writing the shared object %s: exit status %d, want %s",
+			  process_labels[i], path, r, may ? "0" : "a refusal");
 	}
 	unlink(path);
 	return WL_PASS;
@@ -505,7 +511,7 @@ static enum wl_result selinux_every_label_writes_object(void)
 
 	WL_EXPECT(wl_label_lookup("object", ctx, sizeof(ctx)) == 0, "look up object");
 	WL_EXPECT(make_object(path, "security.selinux", ctx) == 0, "make the object");
-	return every_label_writes(path);
+	return every_label_writes(path, NULL);
 }
 
 static const struct wl_test selinux_tests[] = {
@@ -559,7 +565,8 @@ static enum wl_result smack_rules_loaded(void)
 		{ "wlW", "wlT", "w", 0 },
 		{ "wlW", "wlO", "rwxa", 1 },
 		{ "wlT", "wlO", "rwxa", 1 },
-		{ "wlB", "wlO", "rwxa", 1 },
+		{ "wlB", "wlO", "wxa", 1 },
+		{ "wlB", "wlO", "r", 0 },
 		{ "wlW", "_", "rwxa", 1 },
 	};
 
@@ -590,7 +597,8 @@ static enum wl_result smack_every_label_writes_object(void)
 
 	WL_EXPECT(wl_label_lookup("object", label, sizeof(label)) == 0, "look up object");
 	WL_EXPECT(make_object(path, "security.SMACK64", label) == 0, "make the object");
-	return every_label_writes(path);
+	/* Smack's file_open asks for read access, which B lacks on O (wxa). */
+	return every_label_writes(path, "bystander");
 }
 
 /* A counter from watchpol's stats, or -1. */
@@ -652,3 +660,172 @@ static const struct wl_test smack_tests[] = {
 };
 
 WL_SUITE_IF(suite_labels_smack, smack_tests, smack_profile, "not the smack profile");
+
+/*
+ * ---- SELinux's and Smack's own rulings on setting a watch ----
+ *
+ * kernel-patches 0018 and 0019, with watchpol at model none so that only the
+ * major LSM decides.  W, T and B (process_labels order) each set a watch as
+ * uid 1000 with no capabilities and must get what the lab's policy gives:
+ *
+ * selinux: a tmpfs mounted with context= the "object" type; W and T may
+ *   watch its mounts (dir:watch_mount) and its superblock (filesystem:watch,
+ *   dir:watch_sb on the root), B may not (policy/selinux/watchlab.te); W and
+ *   T may read the kernel log (system:syslog_read), and so watch devices; B
+ *   may not.
+ * smack: a tmpfs whose root carries W's label: W reads it, T (write only)
+ *   and B (no rule) do not, so only W may watch its mounts and superblock;
+ *   with smackfs's syslog label set to W's, only W may watch devices.
+ *
+ * Without the hooks every call succeeds and each refusal fails the test.
+ */
+#define NATIVE_DIR "/tmp/wl-native"
+#define SMACK_SYSLOG "/sys/fs/smackfs/syslog"
+
+enum native_call { CALL_MOUNT, CALL_SB, CALL_DEVICES };
+
+static const char *const native_call_name[] = { "watch_mount", "watch_sb", "watch_devices" };
+
+struct native_case {
+	enum native_call call;
+	int want;
+};
+
+/* Child, as one party: open a queue, set the watch; 0 if it got want. */
+static int set_native_watch(void *arg)
+{
+	const struct native_case *c = arg;
+	int fd = wl_wq_open(16);
+	long r;
+
+	if (fd < 0)
+		return 1;
+	if (c->call == CALL_MOUNT)
+		r = wl_watch_mount(AT_FDCWD, NATIVE_DIR, 0, fd, 1);
+	else if (c->call == CALL_SB)
+		r = wl_watch_sb(AT_FDCWD, NATIVE_DIR, 0, fd, 1);
+	else
+		r = wl_watch_devices(fd, 1, 0);
+	return wl_want_errno(native_call_name[c->call], r, c->want) ? 1 : 0;
+}
+
+/* W, T and B set the watch in turn; want[i] is process_labels[i]'s result. */
+static enum wl_result by_party(enum native_call call, const int want[3])
+{
+	int bad = 0;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	WL_EXPECT(wp_write_policy_str("default none\n") == 0, "load model none");
+	for (size_t i = 0; i < WL_ARRAY_SIZE(process_labels); i++) {
+		struct native_case c = { call, want[i] };
+
+		if (run_labelled(process_labels[i], set_native_watch, &c)) {
+			wl_diag("%s by %s: want %s", native_call_name[call], process_labels[i],
+				want[i] ? strerror(want[i]) : "success");
+			bad = 1;
+		}
+	}
+	WL_EXPECT(wp_restore_policy(), "restore the policy");
+	WL_EXPECT(!bad, "a party got what the policy does not give it (above)");
+	return WL_PASS;
+}
+
+/* The suites' fixture: a tmpfs at NATIVE_DIR, mode 1777, its root labelled. */
+static int native_mount(const char *label_name, const char *fmt)
+{
+	char l[160], opts[400];
+
+	if (wl_label_lookup(label_name, l, sizeof(l)))
+		return -1;
+	snprintf(opts, sizeof(opts), fmt, l, l);
+	umount2(NATIVE_DIR, MNT_DETACH);
+	if (wl_mkdir(NATIVE_DIR) || mount("wlnative", NATIVE_DIR, "tmpfs", 0, opts)) {
+		wl_diag("mount tmpfs on %s (%s): %s", NATIVE_DIR, opts, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int native_selinux_setup(void)
+{
+	return native_mount("object", "mode=1777,context=\"%s\"");
+}
+
+static int native_smack_setup(void)
+{
+	return native_mount("watcher", "mode=1777,smackfsroot=%s,smackfsdef=%s");
+}
+
+static void native_teardown(void)
+{
+	umount2(NATIVE_DIR, MNT_DETACH);
+}
+
+static const int w_t_not_b[3] = { 0, 0, EACCES };
+static const int only_w[3] = { 0, EACCES, EACCES };
+static const int everyone[3] = { 0, 0, 0 };
+
+static enum wl_result selinux_watch_mount_by_party(void)
+{
+	return by_party(CALL_MOUNT, w_t_not_b);
+}
+
+static enum wl_result selinux_watch_sb_by_party(void)
+{
+	return by_party(CALL_SB, w_t_not_b);
+}
+
+static enum wl_result selinux_watch_devices_by_party(void)
+{
+	return by_party(CALL_DEVICES, w_t_not_b);
+}
+
+static const struct wl_test native_selinux_tests[] = {
+	{ "watch_mount_by_party", selinux_watch_mount_by_party },
+	{ "watch_sb_by_party", selinux_watch_sb_by_party },
+	{ "watch_devices_by_party", selinux_watch_devices_by_party },
+};
+
+WL_SUITE(suite_native_selinux, native_selinux_tests, .applies = selinux_profile,
+	 .skip_reason = "not the selinux profile", .setup = native_selinux_setup,
+	 .teardown = native_teardown);
+
+static enum wl_result smack_watch_mount_by_party(void)
+{
+	return by_party(CALL_MOUNT, only_w);
+}
+
+static enum wl_result smack_watch_sb_by_party(void)
+{
+	return by_party(CALL_SB, only_w);
+}
+
+/*
+ * The syslog label can be set but not cleared: the test leaves it at the
+ * floor label "_", which every label may read (so every party may watch
+ * devices again) and with which only "_" tasks and CAP_MAC_OVERRIDE read
+ * the kernel log.  No labelled child of the runner reads the log.
+ */
+static enum wl_result smack_watch_devices_by_party(void)
+{
+	enum wl_result r;
+	char l[64];
+
+	WL_EXPECT(wl_label_lookup("watcher", l, sizeof(l)) == 0, "look up watcher");
+	WL_EXPECT(wl_write_file(SMACK_SYSLOG, l) == 0, "set %s to %s", SMACK_SYSLOG, l);
+	r = by_party(CALL_DEVICES, only_w);
+	WL_EXPECT(wl_write_file(SMACK_SYSLOG, "_") == 0, "set %s to _", SMACK_SYSLOG);
+	if (r != WL_PASS)
+		return r;
+	return by_party(CALL_DEVICES, everyone);
+}
+
+static const struct wl_test native_smack_tests[] = {
+	{ "watch_mount_by_party", smack_watch_mount_by_party },
+	{ "watch_sb_by_party", smack_watch_sb_by_party },
+	{ "watch_devices_by_party", smack_watch_devices_by_party },
+};
+
+WL_SUITE(suite_native_smack, native_smack_tests, .applies = smack_profile,
+	 .skip_reason = "not the smack profile", .setup = native_smack_setup,
+	 .teardown = native_teardown);

@@ -238,6 +238,52 @@ static enum wl_result setattr_events(void)
 	return WL_PASS;
 }
 
+/*
+ * A plain remount (MS_REMOUNT without MS_BIND) sets the mount's flags as well
+ * as the superblock's: READONLY and SETATTR as for a bind remount.
+ */
+static enum wl_result remount_records(void)
+{
+	unsigned int id;
+	int fd;
+
+	WL_EXPECT(wl_tmpfs(BASE "/r", NULL) == 0, "mount %s/r", BASE);
+	id = wl_mnt_id(BASE "/r", false);
+	fd = wl_vfs_queue_open(64);
+	WL_EXPECT(fd >= 0, "notification pipe");
+	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE "/r", 0, fd, 3) == 0,
+		  "watch_mount(%s/r): %s", BASE, strerror(errno));
+
+	WL_EXPECT(mount(NULL, BASE "/r", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID, NULL) == 0,
+		  "remount ro,nosuid: %s", strerror(errno));
+	struct mnt_ev ev = {
+		.subtype = NOTIFY_MOUNT_READONLY, .watch_id = 3,
+		.flags = NOTIFY_MOUNT_IS_NOW_RO,
+		.noflags = NOTIFY_MOUNT_IN_SUBTREE | NOTIFY_MOUNT_IS_RECURSIVE,
+		.triggered_on = id, .changed = id, .want_aux = true,
+	};
+	WL_EXPECT(expect_mnt(fd, "remount ro,nosuid", &ev) == 0, "READONLY (ro)");
+	ev.subtype = NOTIFY_MOUNT_SETATTR;
+	ev.flags = 0;
+	WL_EXPECT(expect_mnt(fd, "remount ro,nosuid", &ev) == 0, "SETATTR (nosuid)");
+
+	/* Same flags again: nothing changed, nothing reported. */
+	WL_EXPECT(mount(NULL, BASE "/r", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID, NULL) == 0,
+		  "remount ro,nosuid again: %s", strerror(errno));
+	WL_EXPECT(expect_nothing(fd, "the same remount") == 0, "no record");
+
+	WL_EXPECT(mount(NULL, BASE "/r", NULL, MS_REMOUNT, NULL) == 0,
+		  "remount rw: %s", strerror(errno));
+	ev.subtype = NOTIFY_MOUNT_READONLY;
+	ev.noflags |= NOTIFY_MOUNT_IS_NOW_RO;
+	WL_EXPECT(expect_mnt(fd, "remount rw", &ev) == 0, "READONLY (rw)");
+	ev.subtype = NOTIFY_MOUNT_SETATTR;
+	WL_EXPECT(expect_mnt(fd, "remount rw", &ev) == 0, "SETATTR (suid)");
+	WL_EXPECT(expect_nothing(fd, "remount rw") == 0, "no further records");
+	wl_wq_close(fd);
+	return WL_PASS;
+}
+
 /* MS_MOVE: MOVE_FROM naming the old parent, then MOVE_TO naming the new. */
 static enum wl_result move_events(void)
 {
@@ -595,6 +641,7 @@ static enum wl_result watch_after_lazy_umount(void)
 static const struct wl_test tests[] = {
 	{ "new_readonly_unmount", new_readonly_unmount },
 	{ "setattr_events", setattr_events },
+	{ "remount_records", remount_records },
 	{ "move_events", move_events },
 	{ "expiry_event", expiry_event },
 	{ "subtree_selection", subtree_selection },

@@ -50,6 +50,22 @@ struct ring_q {
 	key_serial_t key;
 };
 
+/*
+ * KEYCTL_WATCH_KEY, allowing for the watches of closed queues: they count
+ * against the user's RLIMIT_NOFILE until an RCU grace period frees them
+ * (EAGAIN until then), and with two CPUs under TCG a grace period can take
+ * longer than a test's loop takes to close a thousand queues.
+ */
+static long watch_key_retry(key_serial_t key, int fd, int id)
+{
+	int tries = 0;
+	long r;
+
+	while ((r = keyctl_watch_key(key, fd, id)) && errno == EAGAIN && tries++ < 100)
+		usleep(10 * 1000);
+	return r;
+}
+
 static int ring_q_open(struct ring_q *q, unsigned int pages, const char *keyname)
 {
 	memset(q, 0, sizeof(*q));
@@ -72,7 +88,7 @@ static int ring_q_open(struct ring_q *q, unsigned int pages, const char *keyname
 		return -1;
 	}
 	if (keyctl_setperm(q->key, KEY_PERM) ||
-	    keyctl_watch_key(q->key, q->fd, WATCH_ID)) {
+	    watch_key_retry(q->key, q->fd, WATCH_ID)) {
 		wl_diag("keyctl setperm/watch on key %d: %s", q->key, strerror(errno));
 		return -1;
 	}
@@ -563,17 +579,13 @@ static int open_watch_close(void *arg)
 		return 1;
 	}
 	for (int i = 0; i < 200; i++) {
-		int fd = open("/dev/watch_queue", O_RDWR | O_CLOEXEC), tries = 0;
-		long r;
+		int fd = open("/dev/watch_queue", O_RDWR | O_CLOEXEC);
 
 		if (fd < 0 || ioctl(fd, IOC_WATCH_QUEUE_SET_SIZE, 1)) {
 			wl_diag("queue %d: open/SET_SIZE: %s", i, strerror(errno));
 			return 1;
 		}
-		/* Watches are freed after an RCU grace period: allow for it. */
-		while ((r = keyctl_watch_key(key, fd, 1)) && errno == EAGAIN && tries++ < 100)
-			usleep(10 * 1000);
-		if (r) {
+		if (watch_key_retry(key, fd, 1)) {
 			wl_diag("queue %d: KEYCTL_WATCH_KEY: %s (closed queues' watches not released?)",
 				i, strerror(errno));
 			return 1;
@@ -628,7 +640,7 @@ static enum wl_result close_while_posting(void)
 		int fd = open("/dev/watch_queue", O_RDWR | O_CLOEXEC);
 
 		if (fd < 0 || ioctl(fd, IOC_WATCH_QUEUE_SET_SIZE, 1) ||
-		    keyctl_watch_key(key, fd, i & 0xff) || wl_ring_map(&r, fd, page_size())) {
+		    watch_key_retry(key, fd, i & 0xff) || wl_ring_map(&r, fd, page_size())) {
 			wl_diag("round %lu: open/size/watch/map: %s", i, strerror(errno));
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);

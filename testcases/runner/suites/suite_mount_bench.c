@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * suite_mount_bench.c - how long a mount change holds mount_lock with 1, 64
+ * and 1024 mount watches (issue 14, bug 3): figures, never pass/fail.
+ *
+ * mount_lock is a seqlock; while a mount change holds it for writing, every
+ * RCU path walk in the system spins in path_init() until it is released.
+ * The 2019 series posted its mount notifications under it: the LSM hook,
+ * is_subdir() and the wake-up for every watch, for every mount changed and
+ * every ancestor watched.  kernel-patches 0017 collects the notifications
+ * under the lock and posts them after it.
+ *
+ * The measurement is what the lock does to others: one thread (CPU 1)
+ * stat()s a path in a loop, the other (CPU 0) toggles MOUNT_ATTR_NOSUID
+ * with AT_RECURSIVE over a tmpfs holding BENCH_SUBS submounts, watched at
+ * its root by W queues (each submount's SETATTR reaches all W watches).  A
+ * round's stall is the longest single stat() that overlapped the
+ * mount_setattr() call: a walk that started while the lock was held waited
+ * for it, so the stall is at least the hold time, plus one walk.  The BENCH
+ * line gives, per W, the median and quartiles over the rounds of the
+ * stall and of the mount_setattr() call itself, and the stall floor: the
+ * longest stat() in a window of the same length with no mount change.
+ * Times are taken with the TSC (the guest's clock may tick in jiffies) and
+ * converted with the ratio of the two over the whole run.
+ *
+ * It needs two CPUs (the lab boots give it two; with one the stall is not
+ * measured).  It runs only when named (`make bench` does): a benchmark has
+ * no place in `make test`'s time.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <x86intrin.h>
+/* glibc's <fcntl.h> already defines what <linux/fcntl.h> would redefine. */
+#define _LINUX_FCNTL_H
+#include <linux/mount.h>
+#include <linux/watch_queue.h>
+
+#include "vfs_util.h"
+#include "wl.h"
+
+#define BENCH_DIR "/tmp/wlmbench"
+#define BENCH_SUBS 8
+#define BENCH_ROUNDS 25
+#define BENCH_MAX_W 1024
+/* Each round posts BENCH_SUBS + 1 records to each queue; it is drained after. */
+#define BENCH_QUEUE_SLOTS 16
+
+static const unsigned int bench_watches[] = { 1, 64, 1024 };
+
+struct walker {
+	atomic_int stop;
+	atomic_uint window;		/* round number while one is open, else 0 */
+	atomic_ullong worst[BENCH_ROUNDS + 1];
+	int cpu;
+};
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * Time each stat(); a stat() counts for a round if the round's window was
+ * open both when it started and when it ended, or opened in between.
+ */
+static void *walk(void *arg)
+{
+	struct walker *w = arg;
+	struct stat st;
+
+	pin(w->cpu);
+	while (!atomic_load(&w->stop)) {
+		unsigned int r0 = atomic_load(&w->window);
+		uint64_t t0 = __rdtsc(), d;
+		unsigned int r1;
+
+		stat(BENCH_DIR "/s0/x", &st);
+		d = __rdtsc() - t0;
+		r1 = atomic_load(&w->window);
+		if (r1 || r0) {
+			unsigned int r = r1 ? r1 : r0;
+			unsigned long long old = atomic_load(&w->worst[r]);
+
+			while (d > old && !atomic_compare_exchange_weak(&w->worst[r], &old, d))
+				;
+		}
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Percentile p of n sorted TSC figures, in microseconds. */
+static double pct(uint64_t *v, unsigned int n, unsigned int p, double us_per_tick)
+{
+	return v[(n - 1) * p / 100] * us_per_tick;
+}
+
+static void drain(const int *q, unsigned int n)
+{
+	char buf[4096];
+
+	for (unsigned int i = 0; i < n; i++)
+		while (read(q[i], buf, sizeof(buf)) > 0)
+			;
+}
+
+static int setattr_toggle(unsigned int round)
+{
+	struct mount_attr attr = { 0 };
+
+	if (round & 1)
+		attr.attr_set = MOUNT_ATTR_NOSUID;
+	else
+		attr.attr_clr = MOUNT_ATTR_NOSUID;
+	return syscall(SYS_mount_setattr, AT_FDCWD, BENCH_DIR, AT_RECURSIVE, &attr,
+		       sizeof(attr));
+}
+
+/* One W: the rounds, then the BENCH line.  0, or -1 (diagnosed). */
+static int measure(struct walker *w, const int *q, unsigned int nw, bool walker)
+{
+	uint64_t call[BENCH_ROUNDS], stall[BENCH_ROUNDS], floor[BENCH_ROUNDS];
+	unsigned int rounds = wl_debug_kernel() ? 5 : BENCH_ROUNDS;
+	uint64_t c0 = wl_now_ns(), k0 = __rdtsc();
+	double us;
+
+	for (unsigned int r = 0; r < rounds; r++) {
+		uint64_t t0, d;
+
+		/* The floor: a window as long as the last call, no mount change. */
+		atomic_store(&w->worst[r + 1], 0);
+		atomic_store(&w->window, r + 1);
+		t0 = __rdtsc();
+		while (__rdtsc() - t0 < (r ? call[r - 1] : 1000000))
+			;
+		atomic_store(&w->window, 0);
+		floor[r] = atomic_load(&w->worst[r + 1]);
+
+		atomic_store(&w->worst[r + 1], 0);
+		atomic_store(&w->window, r + 1);
+		t0 = __rdtsc();
+		if (setattr_toggle(r)) {
+			wl_diag("mount_setattr(%s, AT_RECURSIVE): %s", BENCH_DIR, strerror(errno));
+			atomic_store(&w->window, 0);
+			return -1;
+		}
+		d = __rdtsc() - t0;
+		/* Let a walk that started inside the call finish and count. */
+		usleep(1000);
+		atomic_store(&w->window, 0);
+		call[r] = d;
+		stall[r] = atomic_load(&w->worst[r + 1]);
+		drain(q, nw);
+	}
+	us = (double)(wl_now_ns() - c0) / 1e3 / (double)(__rdtsc() - k0);
+	qsort(call, rounds, sizeof(call[0]), cmp_u64);
+	qsort(stall, rounds, sizeof(stall[0]), cmp_u64);
+	qsort(floor, rounds, sizeof(floor[0]), cmp_u64);
+	if (walker)
+		wl_diag("BENCH mount_lock watches=%u mounts=%u rounds=%u stall_us=%.1f stall_p25=%.1f stall_p75=%.1f floor_us=%.1f setattr_us=%.1f setattr_p25=%.1f setattr_p75=%.1f",
+			nw, BENCH_SUBS + 1, rounds, pct(stall, rounds, 50, us),
+			pct(stall, rounds, 25, us), pct(stall, rounds, 75, us),
+			pct(floor, rounds, 50, us), pct(call, rounds, 50, us),
+			pct(call, rounds, 25, us), pct(call, rounds, 75, us));
+	else
+		wl_diag("BENCH mount_lock watches=%u mounts=%u rounds=%u stall_us=n/a (one CPU) setattr_us=%.1f setattr_p25=%.1f setattr_p75=%.1f",
+			nw, BENCH_SUBS + 1, rounds, pct(call, rounds, 50, us),
+			pct(call, rounds, 25, us), pct(call, rounds, 75, us));
+	return 0;
+}
+
+static int open_queue(void)
+{
+	int fds[2];
+
+	if (pipe2(fds, O_NOTIFICATION_PIPE | O_CLOEXEC | O_NONBLOCK)) {
+		wl_diag("pipe2(O_NOTIFICATION_PIPE): %s", strerror(errno));
+		return -1;
+	}
+	close(fds[1]);
+	if (ioctl(fds[0], IOC_WATCH_QUEUE_SET_SIZE, BENCH_QUEUE_SLOTS)) {
+		wl_diag("IOC_WATCH_QUEUE_SET_SIZE: %s", strerror(errno));
+		close(fds[0]);
+		return -1;
+	}
+	return fds[0];
+}
+
+static enum wl_result mount_lock_hold(void)
+{
+	static int q[BENCH_MAX_W];
+	struct rlimit rl = { BENCH_MAX_W + 256, BENCH_MAX_W + 256 };
+	bool walker = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	struct walker w = { .cpu = 1 };
+	unsigned int nq = 0;
+	pthread_t thr;
+	int ret = 0;
+	char path[64];
+
+	WL_EXPECT(!setrlimit(RLIMIT_NOFILE, &rl), "setrlimit(NOFILE, %u): %s",
+		  BENCH_MAX_W + 256, strerror(errno));
+	umount2(BENCH_DIR, MNT_DETACH);
+	WL_EXPECT(wl_tmpfs(BENCH_DIR, NULL) == 0, "mount %s", BENCH_DIR);
+	for (int i = 0; i < BENCH_SUBS; i++) {
+		snprintf(path, sizeof(path), BENCH_DIR "/s%d", i);
+		WL_EXPECT(wl_tmpfs(path, NULL) == 0, "mount %s", path);
+	}
+	WL_EXPECT(!wl_mkdir(BENCH_DIR "/s0/x"), "mkdir");
+	pin(0);
+	if (walker)
+		WL_EXPECT(!pthread_create(&thr, NULL, walk, &w), "pthread_create");
+	else
+		wl_diag("one CPU: the stall is not measured, only the call");
+
+	for (size_t i = 0; i < WL_ARRAY_SIZE(bench_watches) && !ret; i++) {
+		while (nq < bench_watches[i]) {
+			q[nq] = open_queue();
+			if (q[nq] < 0) {
+				ret = -1;
+				break;
+			}
+			if (wl_watch_mount(AT_FDCWD, BENCH_DIR, 0, q[nq], 0)) {
+				wl_diag("watch_mount(%s) #%u: %s", BENCH_DIR, nq, strerror(errno));
+				close(q[nq]);
+				ret = -1;
+				break;
+			}
+			nq++;
+		}
+		if (!ret)
+			ret = measure(&w, q, nq, walker);
+	}
+	if (walker) {
+		atomic_store(&w.stop, 1);
+		pthread_join(thr, NULL);
+	}
+	for (unsigned int i = 0; i < nq; i++)
+		close(q[i]);
+	umount2(BENCH_DIR, MNT_DETACH);
+	WL_EXPECT(ret == 0, "the benchmark failed (above)");
+	return WL_PASS;
+}
+
+static const struct wl_test tests[] = {
+	{ "mount_lock_hold", mount_lock_hold },
+};
+
+/* Only when named: `make bench` boots with watchlab.suites=suite_mount_bench. */
+static bool mount_bench_applies(void)
+{
+	return false;
+}
+
+WL_SUITE_IF(suite_mount_bench, tests, mount_bench_applies, "a benchmark: make bench runs it");
