@@ -187,6 +187,41 @@ static long print_log(bool raw)
 	return n;
 }
 
+/*
+ * Call @step every 200 ms (it prints what is new and says how many, or -1)
+ * until @count records, @timeout seconds (0: no limit), or SIGINT/SIGTERM.
+ * 0, or 1 if a step failed.
+ */
+static int follow_records(unsigned long count, unsigned long timeout,
+			  long (*step)(void *arg), void *arg)
+{
+	long end = timeout ? wl_now_ms() + (long)timeout * 1000 : 0, n;
+	unsigned long seen = 0;
+	sigset_t stop, pending;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	for (;;) {
+		n = step(arg);
+		if (n < 0)
+			return 1;
+		seen += n;
+		if ((count && seen >= count) || (end && wl_now_ms() >= end))
+			return 0;
+		sigpending(&pending);
+		if (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM))
+			return 0;
+		usleep(200 * 1000);
+	}
+}
+
+static long log_step(void *raw)
+{
+	return print_log(*(bool *)raw);
+}
+
 static int log_cmd(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -195,10 +230,8 @@ static int log_cmd(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long count = 0, timeout = 0, seen = 0;
+	unsigned long count = 0, timeout = 0;
 	bool raw = false, follow = false;
-	sigset_t stop, pending;
-	long end, n;
 	char *e;
 	int c;
 
@@ -233,30 +266,16 @@ static int log_cmd(int argc, char **argv)
 		return 1;
 	if (!follow)
 		return print_log(raw) < 0 ? 1 : 0;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
-	end = timeout ? wl_now_ms() + (long)timeout * 1000 : 0;
-	for (;;) {
-		n = print_log(raw);
-		if (n < 0)
-			return 1;
-		seen += n;
-		if ((count && seen >= count) || (end && wl_now_ms() >= end))
-			return 0;
-		sigpending(&pending);
-		if (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM))
-			return 0;
-		usleep(200 * 1000);
-	}
+	return follow_records(count, timeout, log_step, &raw);
 }
 
-/* Print the lsm=watchpol records in ev's window and empty it; how many. */
-static unsigned long print_audit(struct wl_evidence *ev)
+/* Print the lsm=watchpol records that reached ev's window; how many. */
+static long audit_step(void *arg)
 {
-	unsigned long n = 0;
+	struct wl_evidence *ev = arg;
+	long n = 0;
 
+	wl_audit_take(ev);
 	for (char *l = ev->audit_text, *nl; *l; l = nl + 1) {
 		nl = strchr(l, '\n');
 		if (!nl)
@@ -276,11 +295,9 @@ static unsigned long print_audit(struct wl_evidence *ev)
 static int audit_cmd(int argc, char **argv)
 {
 	static struct wl_evidence ev;
-	unsigned long count = 0, timeout = 0, seen = 0;
-	sigset_t stop, pending;
-	long end;
+	unsigned long count = 0, timeout = 0;
 	char *e;
-	int c;
+	int c, r;
 
 	opterr = 0;
 	optind = 1;
@@ -302,22 +319,9 @@ static int audit_cmd(int argc, char **argv)
 		wl_diag("policy: this kernel has no audit");
 		return 1;
 	}
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
-	end = timeout ? wl_now_ms() + (long)timeout * 1000 : 0;
-	for (;;) {
-		wl_audit_take(&ev);
-		seen += print_audit(&ev);
-		sigpending(&pending);
-		if ((count && seen >= count) || (end && wl_now_ms() >= end) ||
-		    sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM))
-			break;
-		usleep(200 * 1000);
-	}
+	r = follow_records(count, timeout, audit_step, &ev);
 	wl_evidence_end(&ev);
-	return 0;
+	return r;
 }
 
 static int policy_main(int argc, char **argv)
