@@ -24,6 +24,10 @@ from pathlib import Path
 # The native columns: watchpol at model none, the major LSM's own hooks.
 NATIVE = {("selinux", "none"): " (SELinux-native)", ("smack", "none"): " (Smack-native)"}
 TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\] ?")
+KMSG_INSIDE = re.compile(r"\[\s*\d+\.\d+\] ")
+# How the runner's KTAP lines begin (firmware escapes before the kernel's
+# first line do not).
+RUNNER_START = re.compile(r"^( +$| *(#|ok\b|not ok\b|KTAP|1\.\.))")
 KTAP_VERSION = re.compile(r"^( *)KTAP version \d+\s*$")
 PLAN = re.compile(r"^( *)1\.\.(\d+)\s*$")
 RESULT = re.compile(r"^( *)(ok|not ok) (\d+)(?: -)?(?: ([^#]*?))?\s*(?:#\s*(.*))?$")
@@ -100,6 +104,33 @@ def finish_document(stack, where):
                                       [f"{where}: a suite stopped before its result line"],
                                       children))
     return close_frame(stack.pop(), where) if stack else []
+
+
+def rejoin_interrupted(lines):
+    """Put back together the runner's lines a kernel message cut in two.
+
+    The runner writes each line with one write(2), but the kernel prints to
+    the serial console directly, so a message can land inside a line:
+    '    KTAP version[   37.96] kauditd_printk_skb: ...' and ' 1' on the next
+    line (after any further kernel lines).  The kernel's lines are kept as
+    lines of their own, the runner's line is rejoined after them."""
+    out, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        m = KMSG_INSIDE.search(line)
+        if m and m.start() > 0 and RUNNER_START.match(line[:m.start()]):
+            j = i + 1
+            while j < len(lines) and TIMESTAMP.match(lines[j]):
+                j += 1
+            if j < len(lines):
+                out.append(line[m.start():])
+                out.extend(lines[i + 1:j])
+                out.append(line[:m.start()] + lines[j])
+                i = j + 1
+                continue
+        out.append(line)
+        i += 1
+    return out
 
 
 def parse_ktap(lines, where):
@@ -579,7 +610,7 @@ def main():
         status = status_file.read_text().strip() if status_file.exists() else ""
         if status.endswith(" cached"):
             replayed.append(name)
-        lines = text.splitlines()
+        lines = rejoin_interrupted(text.splitlines())
         suites = parse_ktap(lines, log.name)
         boot_cells = matrix_cells(lines, profile) if kind in ("1", "byo") else []
         mfile = results / f"manifest-{name}.ktap"

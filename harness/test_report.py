@@ -63,6 +63,26 @@ ok 1 keys
         self.assertEqual(nodes[0].directive, "SKIP no hardware")
 
 
+class Interleaving(unittest.TestCase):
+    def test_kernel_message_inside_a_runner_line(self):
+        lines = ["ok 1 a", "    KTAP version[   37.966320] kauditd_printk_skb: 5 callbacks suppressed",
+                 "[   37.970000] another kernel line", " 1", "    # Subtest: s"]
+        self.assertEqual(report.rejoin_interrupted(lines), [
+            "ok 1 a", "[   37.966320] kauditd_printk_skb: 5 callbacks suppressed",
+            "[   37.970000] another kernel line", "    KTAP version 1", "    # Subtest: s"])
+
+    def test_cut_matrix_line_keeps_its_cell(self):
+        lines = report.rejoin_interrupted([
+            "    # MATRIX scenario=s model=none expected=delivered obs[    1.5] x: y",
+            "erved=delivered"])
+        self.assertEqual(len(report.matrix_cells(lines, "plain")), 1)
+
+    def test_lines_without_kernel_messages_are_untouched(self):
+        lines = ["c\x1b[?7l\x1b[2J[    0.000000] Linux version", "[    0.1] boot",
+                 "KTAP version 1", "ok 1 a # took [1.0 s]", "    ok 2 b"]
+        self.assertEqual(report.rejoin_interrupted(lines), lines)
+
+
 class HostChecks(unittest.TestCase):
     def test_splat_fails(self):
         text = "# watchlab: runner finished\n[ 1.0] WARNING: CPU: 0 PID: 1 at x\n"
