@@ -62,16 +62,21 @@ while read -r name profile lsm configs; do
 	grep -a "# BENCH " "$log" | sed -e 's/^.*# BENCH /BENCH /' -e 's/\r$//' >>"$lines"
 done <<<"$boots"
 
-# The table: one row per configuration, in boot order; each figure is the
-# median over the rounds with the quartiles after it (min and max are in
-# the BENCH lines); the deltas compare medians with no-lsm's.
-awk '
+# KEY=value fields of a BENCH line, for both tables' awk programs.
+# shellcheck disable=SC2016 # awk code, for awk to expand
+awk_field='
 function field(k,   i) {
 	for (i = 2; i <= NF; i++)
 		if (index($i, k "=") == 1)
 			return substr($i, length(k) + 2)
 	return ""
 }
+'
+
+# The table: one row per configuration, in boot order; each figure is the
+# median over the rounds with the quartiles after it (min and max are in
+# the BENCH lines); the deltas compare medians with no-lsm's.
+awk "$awk_field"'
 function delta(v, base) {
 	if (base <= 0)
 		return "n/a"
@@ -121,13 +126,7 @@ n=$(grep -ac '# BENCH mount_lock ' "$log" || true)
 	printf 'stall: the longest path walk on the other CPU during the call (>= the mount_lock hold),\n'
 	printf 'floor: the same with no mount change; median (p25..p75) of the rounds, microseconds\n\n'
 	grep -a '# BENCH mount_lock ' "$log" | sed -e 's/^.*# BENCH /BENCH /' -e 's/\r$//' |
-		awk '
-function field(k,   i) {
-	for (i = 2; i <= NF; i++)
-		if (index($i, k "=") == 1)
-			return substr($i, length(k) + 2)
-	return ""
-}
+		awk "$awk_field"'
 BEGIN { printf "%-8s %-24s %-10s %-24s\n", "watches", "stall", "floor", "mount_setattr" }
 {
 	printf "%-8s %-24s %-10s %-24s\n", field("watches"),
