@@ -240,6 +240,21 @@ static unsigned int bad_char_line(const char *s, size_t len)
 	return 0;
 }
 
+/* "<switch> on|off" (post_dac, post_label, recheck): at most once. */
+static const char *parse_switch(char **tok, int n, bool *set, bool *val)
+{
+	if (n != 2)
+		return n < 2 ? "on/off switch: missing value" :
+			       "on/off switch: trailing text";
+	if (strcmp(tok[1], "on") && strcmp(tok[1], "off"))
+		return "on/off switch: expected on or off";
+	if (*set)
+		return "on/off switch: set twice";
+	*set = true;
+	*val = !strcmp(tok[1], "on");
+	return NULL;
+}
+
 static const char *parse_line(struct watchpol_policy *p, char *line,
 			      struct parse_rule *rules, u32 max_rules,
 			      u32 *nr_rules, watchpol_resolve_t resolve)
@@ -319,21 +334,12 @@ static const char *parse_line(struct watchpol_policy *p, char *line,
 		return NULL;
 	}
 
-	if (!strcmp(tok[0], "post_dac") || !strcmp(tok[0], "post_label")) {
-		bool dac = !strcmp(tok[0], "post_dac");
-		bool *set = dac ? &p->set_post_dac : &p->set_post_label;
-
-		if (n != 2)
-			return n < 2 ? "post_dac/post_label: missing value" :
-				       "post_dac/post_label: trailing text";
-		if (strcmp(tok[1], "on") && strcmp(tok[1], "off"))
-			return "post_dac/post_label: expected on or off";
-		if (*set)
-			return "post_dac/post_label: set twice";
-		*set = true;
-		*(dac ? &p->post_dac : &p->post_label) = !strcmp(tok[1], "on");
-		return NULL;
-	}
+	if (!strcmp(tok[0], "post_dac"))
+		return parse_switch(tok, n, &p->set_post_dac, &p->post_dac);
+	if (!strcmp(tok[0], "post_label"))
+		return parse_switch(tok, n, &p->set_post_label, &p->post_label);
+	if (!strcmp(tok[0], "recheck"))
+		return parse_switch(tok, n, &p->set_recheck, &p->recheck);
 
 	if (!strcmp(tok[0], "w_creds")) {
 		if (n != 3)
@@ -349,19 +355,6 @@ static const char *parse_line(struct watchpol_policy *p, char *line,
 		p->w_set |= BIT(t);
 		if (!strcmp(tok[2], "creator"))
 			p->w_creator |= BIT(t);
-		return NULL;
-	}
-
-	if (!strcmp(tok[0], "recheck")) {
-		if (n != 2)
-			return n < 2 ? "recheck: missing value" :
-				       "recheck: trailing text";
-		if (strcmp(tok[1], "on") && strcmp(tok[1], "off"))
-			return "recheck: expected on or off";
-		if (p->set_recheck)
-			return "recheck: set twice";
-		p->set_recheck = true;
-		p->recheck = !strcmp(tok[1], "on");
 		return NULL;
 	}
 
