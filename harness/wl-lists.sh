@@ -25,6 +25,7 @@ profiles=$(names "$top/images/profiles")
 models=$(names "$top/policy/watchpol/models")
 model_profiles=$(opts "$top/policy/watchpol/models" profiles)
 model_like=$(opts "$top/policy/watchpol/models" like)
+model_from=$(opts "$top/policy/watchpol/models" from)
 [ -n "$profiles" ] || { echo "watchlab: no profile in images/profiles" >&2; exit 1; }
 [ -n "$models" ] || { echo "watchlab: no model in policy/watchpol/models" >&2; exit 1; }
 mkdir -p "$(dirname "$out")"
@@ -41,6 +42,8 @@ cat >"$out.tmp" <<EOH
 #define WL_MODEL_PROFILES $model_profiles
 /* Per model: the model whose cells it must match ("": none). */
 #define WL_MODEL_LIKE $model_like
+/* Per model: the model whose expectations it falls back on ("": none). */
+#define WL_MODEL_FROM $model_from
 
 #endif /* WL_LISTS_H */
 EOH

@@ -65,6 +65,9 @@ static void audit_policy(struct audit_buffer *ab,
 			 p->post_dac ? "on" : "off",
 			 p->post_label ? "on" : "off",
 			 p->nr_text_rules, p->unresolved);
+	/* w_creator: one bit per type (key = 1, mount = 2, sb = 4, ...). */
+	audit_log_format(ab, " recheck=%s w_creator=%#x",
+			 p->recheck ? "on" : "off", p->w_creator);
 }
 
 /**

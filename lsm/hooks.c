@@ -338,7 +338,8 @@ static int watchpol_watch_devices(struct watch *watch)
 
 /**
  * watchpol_post_notification - rule on delivering one notification
- * @w_cred: the watcher's creds (watch->cred)
+ * @watch: the watch; W is the creds of its setter (watch->cred) or, where
+ *	the policy says "w_creds <type> creator", of its queue's creator
  * @cred: the triggerer's creds; the kernel as decided by
  *	watch_cred_is_kernel() (the core passes &init_cred for it)
  * @n: the notification
@@ -347,12 +348,13 @@ static int watchpol_watch_devices(struct watch *watch)
  * allocation, mutexes or string formatting.  The cost is two secid reads,
  * four uid compares, at most one capability check (only when the uids
  * differ), a binary search in the post rules when both sides are labelled
- * and differ, and recording the decision (per-CPU counters plus one slot
+ * and differ, with "recheck on" the object source's check (keys: View
+ * permission), and recording the decision (per-CPU counters plus one slot
  * of the lock-free ring).
  *
  * Return: 0 or -EACCES.
  */
-static int watchpol_post_notification(const struct cred *w_cred,
+static int watchpol_post_notification(const struct watch *watch,
 				      const struct cred *cred,
 				      struct watch_notification *n)
 {
@@ -360,6 +362,7 @@ static int watchpol_post_notification(const struct cred *w_cred,
 	struct watchpol_subj w, t = {};
 	struct watchpol_post_facts f = { .t = &t, .w = &w };
 	const struct watchpol_policy *p;
+	const struct cred *w_cred;
 	bool enforce;
 	int type;
 
@@ -369,6 +372,22 @@ static int watchpol_post_notification(const struct cred *w_cred,
 		return 0;
 	}
 
+	type = watchpol_record_type(n->type);
+	rcu_read_lock();
+	p = rcu_dereference(watchpol_active);
+	if (!p) {
+		rcu_read_unlock();
+		return 0;
+	}
+	w_cred = watch->cred;
+	if (watchpol_w_is_creator(p, type)) {
+		w_cred = watch_queue_cred(watch);
+		d.flags |= WATCHPOL_DEC_W_CREATOR;
+	}
+	if (p->recheck && !watch_may_observe(watch, w_cred)) {
+		f.w_blind = true;
+		d.flags |= WATCHPOL_DEC_W_BLIND;
+	}
 	subj_from_cred(w_cred, &w);
 	/* The core's rule (kernel/watch_queue.c), for any other caller too. */
 	if (watch_cred_is_kernel(cred)) {
@@ -384,18 +403,11 @@ static int watchpol_post_notification(const struct cred *w_cred,
 							 CAP_OPT_NOAUDIT);
 	}
 
-	type = watchpol_record_type(n->type);
 	d.type = type;
 	d.subtype = n->subtype;
 	d.t_uid = __kuid_val(t.uid);
 	d.t_sid = t.sid;
 
-	rcu_read_lock();
-	p = rcu_dereference(watchpol_active);
-	if (!p) {
-		rcu_read_unlock();
-		return 0;
-	}
 	d.denials = watchpol_post_denials(p, n->type, &f);
 	d.model = watchpol_model_for(p, type);
 	enforce = p->enforce;

@@ -316,11 +316,17 @@ int watchpol_log_format(const struct watchpol_decision *d, char *buf,
 			       watchpol_model_names[m],
 			       d->denials & WATCHPOL_DENY(m) ? "deny" : "allow");
 	n += scnprintf(buf + n, size - n,
-		       " model=%s verdict=%s result=%s enforce=%d\n",
+		       " model=%s verdict=%s result=%s enforce=%d",
 		       watchpol_model_names[d->model],
 		       d->flags & WATCHPOL_DEC_DENIED ? "deny" : "allow",
 		       (d->flags & WATCHPOL_DEC_DENIED) &&
 		       (d->flags & WATCHPOL_DEC_ENFORCED) ? "deny" : "allow",
 		       !!(d->flags & WATCHPOL_DEC_ENFORCED));
+	/* Only when the policy asks for them: older readers see no change. */
+	if (d->flags & WATCHPOL_DEC_W_CREATOR)
+		n += scnprintf(buf + n, size - n, " w=creator");
+	if (d->flags & WATCHPOL_DEC_W_BLIND)
+		n += scnprintf(buf + n, size - n, " recheck=deny");
+	n += scnprintf(buf + n, size - n, "\n");
 	return n;
 }

@@ -25,6 +25,8 @@ enum watchpol_hook {
 #define WATCHPOL_DEC_DENIED	BIT(0)	/* the model in force said no */
 #define WATCHPOL_DEC_ENFORCED	BIT(1)	/* enforce was 1 */
 #define WATCHPOL_DEC_T_KERNEL	BIT(2)	/* the triggerer is the kernel */
+#define WATCHPOL_DEC_W_CREATOR	BIT(3)	/* W is the queue's creator */
+#define WATCHPOL_DEC_W_BLIND	BIT(4)	/* recheck: W may not observe O */
 
 /*
  * One decision, as recorded on the hot path: numbers only.  Labels are

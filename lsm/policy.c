@@ -10,6 +10,8 @@
  *	kernel_events allow|deny
  *	post_dac on|off
  *	post_label on|off
+ *	w_creds <type> setter|creator
+ *	recheck on|off
  *	post <triggerer-label> <watcher-label>
  *	watch <watcher-label> <object-label>
  *	end
@@ -171,6 +173,12 @@ static int build_text(struct watchpol_policy *p)
 		size += strlen("post_dac off\n");
 	if (p->set_post_label)
 		size += strlen("post_label off\n");
+	for (t = 0; t < WATCHPOL_TYPE__NR; t++)
+		if (p->w_set & BIT(t))
+			size += strlen("w_creds  creator\n") +
+				strlen(watchpol_type_names[t]);
+	if (p->set_recheck)
+		size += strlen("recheck off\n");
 	for (i = 0; i < p->nr_text_rules; i++)
 		size += strlen(rule_kind_names[p->text_rules[i].kind]) +
 			strlen(p->text_rules[i].subj) +
@@ -197,6 +205,16 @@ static int build_text(struct watchpol_policy *p)
 	if (p->set_post_label)
 		pos += scnprintf(p->text + pos, size + 1 - pos,
 				 "post_label %s\n", p->post_label ? "on" : "off");
+	for (t = 0; t < WATCHPOL_TYPE__NR; t++)
+		if (p->w_set & BIT(t))
+			pos += scnprintf(p->text + pos, size + 1 - pos,
+					 "w_creds %s %s\n",
+					 watchpol_type_names[t],
+					 p->w_creator & BIT(t) ? "creator" :
+								 "setter");
+	if (p->set_recheck)
+		pos += scnprintf(p->text + pos, size + 1 - pos,
+				 "recheck %s\n", p->recheck ? "on" : "off");
 	for (i = 0; i < p->nr_text_rules; i++)
 		pos += scnprintf(p->text + pos, size + 1 - pos, "%s %s %s\n",
 				 rule_kind_names[p->text_rules[i].kind],
@@ -220,6 +238,21 @@ static unsigned int bad_char_line(const char *s, size_t len)
 			return line;
 	}
 	return 0;
+}
+
+/* "<switch> on|off" (post_dac, post_label, recheck): at most once. */
+static const char *parse_switch(char **tok, int n, bool *set, bool *val)
+{
+	if (n != 2)
+		return n < 2 ? "on/off switch: missing value" :
+			       "on/off switch: trailing text";
+	if (strcmp(tok[1], "on") && strcmp(tok[1], "off"))
+		return "on/off switch: expected on or off";
+	if (*set)
+		return "on/off switch: set twice";
+	*set = true;
+	*val = !strcmp(tok[1], "on");
+	return NULL;
 }
 
 static const char *parse_line(struct watchpol_policy *p, char *line,
@@ -301,19 +334,27 @@ static const char *parse_line(struct watchpol_policy *p, char *line,
 		return NULL;
 	}
 
-	if (!strcmp(tok[0], "post_dac") || !strcmp(tok[0], "post_label")) {
-		bool dac = !strcmp(tok[0], "post_dac");
-		bool *set = dac ? &p->set_post_dac : &p->set_post_label;
+	if (!strcmp(tok[0], "post_dac"))
+		return parse_switch(tok, n, &p->set_post_dac, &p->post_dac);
+	if (!strcmp(tok[0], "post_label"))
+		return parse_switch(tok, n, &p->set_post_label, &p->post_label);
+	if (!strcmp(tok[0], "recheck"))
+		return parse_switch(tok, n, &p->set_recheck, &p->recheck);
 
-		if (n != 2)
-			return n < 2 ? "post_dac/post_label: missing value" :
-				       "post_dac/post_label: trailing text";
-		if (strcmp(tok[1], "on") && strcmp(tok[1], "off"))
-			return "post_dac/post_label: expected on or off";
-		if (*set)
-			return "post_dac/post_label: set twice";
-		*set = true;
-		*(dac ? &p->post_dac : &p->post_label) = !strcmp(tok[1], "on");
+	if (!strcmp(tok[0], "w_creds")) {
+		if (n != 3)
+			return n < 3 ? "w_creds: expected <type> setter|creator" :
+				       "w_creds: trailing text";
+		t = lookup_name(watchpol_type_names, WATCHPOL_TYPE__NR, tok[1]);
+		if (t < 0)
+			return "w_creds: unknown watch type";
+		if (strcmp(tok[2], "setter") && strcmp(tok[2], "creator"))
+			return "w_creds: expected setter or creator";
+		if (p->w_set & BIT(t))
+			return "w_creds: type set twice";
+		p->w_set |= BIT(t);
+		if (!strcmp(tok[2], "creator"))
+			p->w_creator |= BIT(t);
 		return NULL;
 	}
 
@@ -632,7 +673,9 @@ bool watchpol_rule_ok(const struct watchpol_ruleset *rs, u32 ssid, u32 osid)
  * CAP_KILL in W's user namespace).  The label part, for the kernel (with
  * the kernel's own label) as for any T: a post rule unless the labels
  * match or a side has none.  "post_dac off" and "post_label off" drop
- * one part (with post_dac off, kernel_events is not consulted).
+ * one part (with post_dac off, kernel_events is not consulted).  With
+ * "recheck on", watcher and strict also deny a post to a W that may no
+ * longer observe O (@f->w_blind, as the object's source judges it now).
  *
  * Return: a mask of WATCHPOL_DENY(model) bits, one per denying model.
  */
@@ -640,10 +683,14 @@ u8 watchpol_post_denials(const struct watchpol_policy *p,
 			 unsigned int wtype,
 			 const struct watchpol_post_facts *f)
 {
+	u8 denials = 0;
 	bool ok;
 
 	if (wtype == WATCH_TYPE_META)
 		return 0;
+	if (p->recheck && f->w_blind)
+		denials = WATCHPOL_DENY(WATCHPOL_MODEL_WATCHER) |
+			  WATCHPOL_DENY(WATCHPOL_MODEL_STRICT);
 	if (!p->post_dac)
 		ok = true;
 	else if (f->t->kernel)
@@ -655,8 +702,8 @@ u8 watchpol_post_denials(const struct watchpol_policy *p,
 		ok = ok && watchpol_rule_ok(&p->post, watchpol_sid(p, f->t->sid),
 					    watchpol_sid(p, f->w->sid));
 	if (ok)
-		return 0;
-	return WATCHPOL_DENY(WATCHPOL_MODEL_SCHAUFLER) |
+		return denials;
+	return denials | WATCHPOL_DENY(WATCHPOL_MODEL_SCHAUFLER) |
 	       WATCHPOL_DENY(WATCHPOL_MODEL_STRICT);
 }
 

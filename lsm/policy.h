@@ -77,8 +77,11 @@ struct watchpol_policy {
 	bool kernel_events;			/* true: allow */
 	bool post_dac;				/* post check: DAC part on */
 	bool post_label;			/* post check: label part on */
+	bool recheck;				/* W observes O, at every post */
+	u8 w_creator;				/* types whose W is the creator */
+	u8 w_set;				/* types with a w_creds line */
 	bool set_default, set_enforce, set_kernel_events, set_end;
-	bool set_post_dac, set_post_label;
+	bool set_post_dac, set_post_label, set_recheck;
 	struct watchpol_ruleset post;		/* T-label may post to W-label */
 	struct watchpol_ruleset watch;		/* W-label may watch O-label */
 	u32 unresolved;				/* rules whose labels map to 0 */
@@ -120,6 +123,7 @@ struct watchpol_post_facts {
 	const struct watchpol_subj *t;	/* triggerer */
 	const struct watchpol_subj *w;	/* watcher */
 	bool t_cap_kill;		/* T has CAP_KILL in W's user ns */
+	bool w_blind;			/* recheck: W may no longer observe O */
 };
 
 struct watchpol_watch_facts {
@@ -162,6 +166,7 @@ static inline u32 watchpol_sid(const struct watchpol_policy *p, u32 sid)
 
 int watchpol_record_type(unsigned int wtype);
 u8 watchpol_model_for(const struct watchpol_policy *p, int type);
+
 bool watchpol_dac_uid_ok(const struct watchpol_subj *t,
 			 const struct watchpol_subj *w);
 bool watchpol_rule_ok(const struct watchpol_ruleset *rs, u32 ssid, u32 osid);
@@ -170,5 +175,12 @@ u8 watchpol_post_denials(const struct watchpol_policy *p,
 			 const struct watchpol_post_facts *f);
 u8 watchpol_watch_denials(const struct watchpol_policy *p,
 			  const struct watchpol_watch_facts *f);
+
+/* Is W the queue's creator (not the watch's setter) for this type? */
+static inline bool watchpol_w_is_creator(const struct watchpol_policy *p,
+					 int type)
+{
+	return type < WATCHPOL_TYPE__NR && (p->w_creator & BIT(type));
+}
 
 #endif /* _SECURITY_WATCHPOL_POLICY_H */

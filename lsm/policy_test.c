@@ -89,6 +89,10 @@ static const struct parse_case parse_valid[] = {
 	{ "post parts, canonical order",
 	  "post_label on\npost_dac off\ndefault strict\n",
 	  "default strict\n" BASE_TAIL "post_dac off\npost_label on\n", 0 },
+	{ "W choice in type order, setter kept explicit, recheck last",
+	  "recheck on\nw_creds usb setter\nw_creds key creator\npost_dac off\n",
+	  EMPTY_POLICY "post_dac off\nw_creds key creator\nw_creds usb setter\n"
+	  "recheck on\n", 0 },
 };
 
 static void parse_valid_desc(const struct parse_case *c, char *desc)
@@ -158,6 +162,14 @@ static const struct parse_error_case parse_invalid[] = {
 	{ "post_dac twice", "post_dac on\npost_dac on\n", 0, 2 },
 	{ "post_label bad value", "post_label yes\n", 0, 1 },
 	{ "post_dac missing value", "\npost_dac\n", 0, 2 },
+	{ "w_creds type twice", "w_creds key creator\nw_creds key setter\n", 0,
+	  2 },
+	{ "w_creds unknown type", "w_creds devices creator\n", 0, 1 },
+	{ "w_creds bad choice", "w_creds key owner\n", 0, 1 },
+	{ "w_creds without type", "w_creds creator\n", 0, 1 },
+	{ "w_creds trailing text", "w_creds key creator now\n", 0, 1 },
+	{ "recheck twice", "recheck on\nrecheck off\n", 0, 2 },
+	{ "recheck bad value", "recheck yes\n", 0, 1 },
 };
 
 static void parse_invalid_desc(const struct parse_error_case *c, char *desc)
@@ -516,6 +528,55 @@ static bool enforced_deny(const struct watchpol_policy *p, unsigned int wtype,
 	return watchpol_post_denials(p, wtype, f) & WATCHPOL_DENY(model);
 }
 
+/*
+ * recheck: a watcher that may no longer observe the object is refused by
+ * the models that judge W against O (watcher, strict), on top of what the
+ * post check says; without "recheck on" the fact is ignored.
+ */
+static void watchpol_test_recheck(struct kunit *test)
+{
+	struct watchpol_subj t = SUBJ(0, 0, 0, 0);
+	struct watchpol_subj w = SUBJ(1000, 1000, 1000, 0);
+	struct watchpol_subj other = SUBJ(1001, 1001, 1001, 0);
+	struct watchpol_post_facts f = {
+		.t = &t, .w = &w, .t_cap_kill = true, .w_blind = true,
+	};
+	struct watchpol_policy *p;
+
+	p = parse_ok(test, "");
+	KUNIT_EXPECT_EQ(test, watchpol_post_denials(p, 1, &f), 0);
+	watchpol_policy_free(p);
+
+	p = parse_ok(test, "recheck on\n");
+	KUNIT_EXPECT_EQ(test, watchpol_post_denials(p, 1, &f),
+			WATCHPOL_DENY(WATCHPOL_MODEL_WATCHER) |
+			WATCHPOL_DENY(WATCHPOL_MODEL_STRICT));
+	/* META records still pass. */
+	KUNIT_EXPECT_EQ(test, watchpol_post_denials(p, WATCH_TYPE_META, &f), 0);
+	/* Blind and refused by the DAC part: both verdicts add up. */
+	f.t = &other;
+	f.t_cap_kill = false;
+	KUNIT_EXPECT_EQ(test, watchpol_post_denials(p, 1, &f),
+			WATCHPOL_DENY(WATCHPOL_MODEL_WATCHER) | DENY_S);
+	/* Not blind: the post check alone. */
+	f.w_blind = false;
+	KUNIT_EXPECT_EQ(test, watchpol_post_denials(p, 1, &f), DENY_S);
+	watchpol_policy_free(p);
+}
+
+/* W is the creator only for the types a w_creds line names so. */
+static void watchpol_test_w_creds(struct kunit *test)
+{
+	struct watchpol_policy *p;
+	int type;
+
+	p = parse_ok(test, "w_creds key creator\nw_creds sb setter\n");
+	for (type = 0; type <= WATCHPOL_TYPE_OTHER; type++)
+		KUNIT_EXPECT_EQ(test, watchpol_w_is_creator(p, type),
+				type == WATCHPOL_TYPE_KEY);
+	watchpol_policy_free(p);
+}
+
 /* The model in force for the type picks the enforced verdict. */
 static void watchpol_test_per_type(struct kunit *test)
 {
@@ -625,6 +686,13 @@ static void watchpol_test_log_format(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, (int)strlen(buf));
 	KUNIT_EXPECT_STREQ(test, buf,
 			   "seq=42 hook=post_notification type=key subtype=3 w_uid=1000 w_label=- t_uid=1001 t_label=- o_label=- none=allow watcher=allow schaufler=deny strict=deny model=strict verdict=deny result=allow enforce=0\n");
+
+	/* The W choice and a failed re-check are named when they apply. */
+	d.flags |= WATCHPOL_DEC_W_CREATOR | WATCHPOL_DEC_W_BLIND;
+	n = watchpol_log_format(&d, buf, 512);
+	KUNIT_EXPECT_EQ(test, n, (int)strlen(buf));
+	KUNIT_EXPECT_STREQ(test, buf,
+			   "seq=42 hook=post_notification type=key subtype=3 w_uid=1000 w_label=- t_uid=1001 t_label=- o_label=- none=allow watcher=allow schaufler=deny strict=deny model=strict verdict=deny result=allow enforce=0 w=creator recheck=deny\n");
 }
 
 /* A policy, its end line, and what it must load as. */
@@ -793,6 +861,8 @@ static struct kunit_case watchpol_test_cases[] = {
 	KUNIT_CASE_PARAM(watchpol_test_post, post_gen_params),
 	KUNIT_CASE_PARAM(watchpol_test_watch, watch_gen_params),
 	KUNIT_CASE(watchpol_test_per_type),
+	KUNIT_CASE(watchpol_test_recheck),
+	KUNIT_CASE(watchpol_test_w_creds),
 	KUNIT_CASE(watchpol_test_aliases),
 	KUNIT_CASE(watchpol_test_log_ring),
 	KUNIT_CASE(watchpol_test_log_format),

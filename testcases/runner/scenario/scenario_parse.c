@@ -24,6 +24,7 @@ const char *const scn_profiles[] = { WL_PROFILES, NULL };
 const char *const scn_models[] = { WL_MODELS, NULL };
 static const char *const model_profiles[] = { WL_MODEL_PROFILES };
 static const char *const model_like[] = { WL_MODEL_LIKE };
+static const char *const model_from[] = { WL_MODEL_FROM };
 
 static int model_index(const char *model)
 {
@@ -728,15 +729,17 @@ enum scn_result scn_expected(const struct scenario *s, const char *profile,
 
 	/*
 	 * A model that must match another's cells ("like=" in the models
-	 * file) expects what the other does, unless an expect line names it.
+	 * file) or builds on another ("from=") expects what the other does,
+	 * unless an expect line names it.
 	 */
-	if (m >= 0 && model_like[m][0]) {
+	if (m >= 0 && (model_like[m][0] || model_from[m][0])) {
+		const char *base = model_like[m][0] ? model_like[m] : model_from[m];
 		bool named = false;
 
 		for (size_t i = 0; i < s->nexpect; i++)
 			named |= strcmp(s->expect[i].model, model) == 0;
 		if (!named)
-			return scn_expected(s, profile, model_like[m], variant);
+			return scn_expected(s, profile, base, variant);
 	}
 	for (size_t i = 0; i < s->nexpect; i++) {
 		const struct scn_expect *e = &s->expect[i];
