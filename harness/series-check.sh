@@ -121,6 +121,8 @@ for p in "${patches[@]}"; do
 		case $f in
 		tools/* | Documentation/* | samples/*) ;;
 		*.c) series_c+=("$f") ;;
+		# The syscall tables compile into these.
+		*syscall*.tbl) series_c+=(arch/x86/entry/syscall_64.c arch/x86/entry/syscall_32.c) ;;
 		esac
 	done < <(touched "$p")
 	if [ "$grafted" = 1 ]; then
@@ -134,8 +136,10 @@ for p in "${patches[@]}"; do
 	done
 	configure
 	echo "=== $name: ${objs[*]}" >>"$log"
-	rm -f "${objs[@]/#/$obj/}"
-	if ! kout=$(kmake prepare "${objs[@]}" 2>&1); then
+	[ "${#objs[@]}" -eq 0 ] || rm -f "${objs[@]/#/$obj/}"
+	# A single-object target runs `make prepare` first.
+	[ "${#objs[@]}" -gt 0 ] || objs=(prepare)
+	if ! kout=$(kmake "${objs[@]}" 2>&1); then
 		echo "  build FAILED   $name"
 		echo "$kout" >>"$log"
 		echo "$kout" | grep -E 'error|Error' | head -5 | sed 's/^/      /'
