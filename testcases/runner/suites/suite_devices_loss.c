@@ -22,6 +22,10 @@
  * The work item is queued on that CPU, and a per-CPU kworker (SCHED_OTHER)
  * cannot run there until the spinner stops, so all the read's requests
  * fail before any record is posted: 256 are deferred and the others lost.
+ * Only 6.12's fair server (50 ms of each second for SCHED_OTHER tasks on a
+ * CPU real-time tasks hold) can let the kworker in during a burst; a burst
+ * that lost nothing so proves nothing and is made again, up to
+ * BURST_ATTEMPTS times.
  * Then one more failure is raised.  Each watcher - a ring and a pipe, both
  * large enough for every record - must get fewer records than were raised
  * and be told of the loss: WATCH_INFO_OVERRUN on a ring record, a META
@@ -50,6 +54,8 @@
 #define BURST_SECTORS	8		/* each request: null_blk's max_sectors */
 #define BURST_SECTOR	4096		/* a bad range of its own */
 #define BURST_BYTES	(BURST_REQUESTS * BURST_SECTORS * 512)
+/* Bursts made before giving up on outrunning the work item. */
+#define BURST_ATTEMPTS	4
 /* A bound for the spinner should the read hang; not a test verdict. */
 #define SPIN_LIMIT_S	30.0
 
@@ -146,6 +152,68 @@ static int drain(int fd, const char *what, unsigned int *records, int *lost)
 	return r;
 }
 
+/*
+ * One burst and the failure after it, watched by a fresh ring and pipe: 1 if
+ * both were told of the records they lost, 0 if nothing was lost (the work
+ * item ran during the burst), -1 on a silent loss or an error.
+ */
+static int burst_once(struct burst *b, int ncpu, int attempt)
+{
+	const unsigned int want = BURST_REQUESTS + 1;
+	int q[WL_TRANSPORT_NR], t, ret = 1;
+	cpu_set_t old, other;
+	pthread_t spin, rd;
+
+	for (t = 0; t < WL_TRANSPORT_NR; t++) {
+		/* 385 block records of 24 bytes: within 16 ring pages and 512 notes. */
+		q[t] = wl_queue_open(t, t == WL_TRANSPORT_RING ? 2048 : 512);
+		if (q[t] < 0 || wl_watch_devices(q[t], 0x33, 0)) {
+			wl_diag("a watched %s queue: %s", wl_transport_name(t), strerror(errno));
+			return -1;
+		}
+	}
+	atomic_store(&b->spinning, 0);
+	atomic_store(&b->done, 0);
+	/* The burst on the last CPU; this thread stays off it. */
+	CPU_ZERO(&other);
+	for (t = 0; t < ncpu - 1; t++)
+		CPU_SET(t, &other);
+	if (sched_getaffinity(0, sizeof(old), &old) ||
+	    sched_setaffinity(0, sizeof(other), &other)) {
+		wl_diag("keep the test's own thread off CPU %d: %s", ncpu - 1, strerror(errno));
+		return -1;
+	}
+	/* The spinner holds the CPU before the read begins. */
+	pthread_create(&spin, NULL, spinner, b);
+	while (!atomic_load(&b->spinning))
+		usleep(1000);
+	pthread_create(&rd, NULL, burst_reader, b);
+	pthread_join(rd, NULL);
+	pthread_join(spin, NULL);
+	sched_setaffinity(0, sizeof(old), &old);
+	/* One more, after the burst: the ring's overrun flag rides on it. */
+	if (atomic_load(&b->failed) || wl_nullb_read_bad(b->nb))
+		ret = -1;
+	for (t = 0; t < WL_TRANSPORT_NR; t++) {
+		unsigned int n;
+		int lost;
+
+		if (drain(q[t], wl_transport_name(t), &n, &lost) < 0)
+			ret = -1;
+		wl_diag("attempt %d, %s queue: %u of %u block records, loss %s", attempt,
+			wl_transport_name(t), n, want, lost ? "flagged" : "not flagged");
+		if (n < want && !lost) {
+			wl_diag("%s queue: %u records missing and no loss flagged",
+				wl_transport_name(t), want - n);
+			ret = -1;
+		} else if (n >= want && ret == 1) {
+			ret = 0;
+		}
+		wl_wq_close(q[t]);
+	}
+	return ret;
+}
+
 static enum wl_result lost_records_flagged(void)
 {
 	/* Name, value pairs for null_blk's configfs directory. */
@@ -156,70 +224,35 @@ static enum wl_result lost_records_flagged(void)
 		NULL,
 	};
 	struct burst b = { .nb = NULL };
-	cpu_set_t old, other;
-	pthread_t spin, rd;
 	struct nullb nb;
 	char sched[PATH_MAX];
-	int q[WL_TRANSPORT_NR], t, ncpu, ok;
-	const unsigned int want = BURST_REQUESTS + 1;
+	int ncpu, attempt, r = 0;
 
 	_Static_assert(BURST_SECTOR + BURST_REQUESTS * BURST_SECTORS - 1 == 7167,
 		       "the badblocks range above is the burst's");
 	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	WL_EXPECT(ncpu >= 2, "2 CPUs: with one, the spinner would hold up this thread too");
-	for (t = 0; t < WL_TRANSPORT_NR; t++) {
-		/* 385 block records of 24 bytes: within 16 ring pages and 512 notes. */
-		q[t] = wl_queue_open(t, t == WL_TRANSPORT_RING ? 2048 : 512);
-		WL_EXPECT(q[t] >= 0, "a %s queue", wl_transport_name(t));
-		WL_EXPECT(wl_watch_devices(q[t], 0x33, 0) == 0, "watch_devices on the %s queue: %s",
-			  wl_transport_name(t), strerror(errno));
-	}
 	WL_EXPECT(wl_nullb_create_with(2, attrs, &nb) == 0,
 		  "null_blk disk, 8-sector requests, hrtimer completions");
 	/* Every request of the read at once: no scheduler tags to wait for. */
 	snprintf(sched, sizeof(sched), "/sys/block/%s/queue/scheduler", strrchr(nb.dev, '/') + 1);
 	WL_EXPECT(wl_write_file(sched, "none") == 0, "no I/O scheduler on %s", nb.dev);
 	b.nb = &nb;
-	/* The burst on the last CPU; this thread stays off it. */
 	CPU_ZERO(&b.cpu);
 	CPU_SET(ncpu - 1, &b.cpu);
-	CPU_ZERO(&other);
-	for (t = 0; t < ncpu - 1; t++)
-		CPU_SET(t, &other);
-	WL_EXPECT(sched_getaffinity(0, sizeof(old), &old) == 0 &&
-		  sched_setaffinity(0, sizeof(other), &other) == 0,
-		  "keep the test's own thread off CPU %d: %s", ncpu - 1, strerror(errno));
-	/* The spinner holds the CPU before the read begins. */
-	pthread_create(&spin, NULL, spinner, &b);
-	while (!atomic_load(&b.spinning))
-		usleep(1000);
-	pthread_create(&rd, NULL, burst_reader, &b);
-	pthread_join(rd, NULL);
-	pthread_join(spin, NULL);
-	sched_setaffinity(0, sizeof(old), &old);
-	/* One more, after the burst: the ring's overrun flag rides on it. */
-	ok = !atomic_load(&b.failed) && wl_nullb_read_bad(&nb) == 0;
-	for (t = 0; t < WL_TRANSPORT_NR; t++) {
-		unsigned int n;
-		int lost;
-
-		if (drain(q[t], wl_transport_name(t), &n, &lost) < 0)
-			ok = 0;
-		wl_diag("%s queue: %u of %u block records, loss %s", wl_transport_name(t),
-			n, want, lost ? "flagged" : "not flagged");
-		if (n >= want) {
-			wl_diag("%s queue: no record lost: the burst did not outrun the deferral list",
-				wl_transport_name(t));
-			ok = 0;
-		} else if (!lost) {
-			wl_diag("%s queue: %u records missing and no loss flagged",
-				wl_transport_name(t), want - n);
-			ok = 0;
-		}
-		wl_wq_close(q[t]);
-	}
+	/*
+	 * 6.12's fair server still gives SCHED_OTHER tasks, the kworker
+	 * included, 50 ms of each second on a CPU that real-time tasks hold:
+	 * a burst that straddles such a slice is posted in part before it has
+	 * outrun the list.  Such an attempt proves nothing either way and is
+	 * made again; a silent loss fails at once.
+	 */
+	for (attempt = 1; attempt <= BURST_ATTEMPTS && r == 0; attempt++)
+		r = burst_once(&b, ncpu, attempt);
 	wl_nullb_destroy();
-	return ok ? WL_PASS : WL_FAIL;
+	if (r == 0)
+		wl_diag("no burst of %d attempts outran the deferral list", BURST_ATTEMPTS);
+	return r == 1 ? WL_PASS : WL_FAIL;
 }
 
 static const struct wl_test tests[] = {
