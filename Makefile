@@ -102,6 +102,9 @@ help:
 	@echo "                  Kconfig fragment DIR/config) go into the lab kernel, NAME boots after"
 	@echo "                  watchpol and runs every scenario; prints which column it behaves like"
 	@echo "  make matrix     copy results/latest/matrix.md into SECURITY.md"
+	@echo "  make series-check"
+	@echo "                  git am the patch series onto pristine 6.12, build it patch by patch"
+	@echo "                  and run checkpatch --strict on every patch (not part of make test)"
 	@echo "  make kernel     build only the lab kernel (kernel-debug: the debug kernel)"
 	@echo "  make guest      build only the initramfs"
 	@echo "  make clean      remove results and guest programs (keeps the kernel builds)"
@@ -264,6 +267,13 @@ matrix:
 .PHONY: bench
 bench: kernel guest
 	@harness/bench.sh $(LAB_OBJ)
+
+# Not part of make test: git am of the series onto pristine 6.12, each
+# patch built on the ones before it, checkpatch --strict on every patch
+# (harness/series-check.sh says what each step compiles).
+.PHONY: series-check
+series-check:
+	@harness/series-check.sh
 
 clean:
 	rm -rf $(TOP)/results $(GUEST) $(INITRD) $(INITRD).list $(B)/selinux

@@ -37,7 +37,12 @@ int wl_dev_read(const char *path, char *buf, size_t len)
 
 int wl_nullb_create(unsigned int irqmode, struct nullb *nb)
 {
-	char val[32], bad[64];
+	return wl_nullb_create_with(irqmode, NULL, nb);
+}
+
+int wl_nullb_create_with(unsigned int irqmode, const char *const *attrs, struct nullb *nb)
+{
+	char val[32], bad[64], path[PATH_MAX];
 	struct stat st;
 
 	if (access(CONFIGFS "/nullb", F_OK) &&
@@ -55,6 +60,11 @@ int wl_nullb_create(unsigned int irqmode, struct nullb *nb)
 	}
 	snprintf(val, sizeof(val), "%u", irqmode);
 	snprintf(bad, sizeof(bad), "+%u-%u", BAD_SECTOR, BAD_SECTOR + BAD_SECTORS - 1);
+	for (; attrs && attrs[0]; attrs += 2) {
+		snprintf(path, sizeof(path), NULLB_DIR "/%s", attrs[0]);
+		if (wl_write_file(path, attrs[1]))
+			return -1;
+	}
 	if (wl_write_file(NULLB_DIR "/size", "16") ||
 	    wl_write_file(NULLB_DIR "/irqmode", val) ||
 	    wl_write_file(NULLB_DIR "/badblocks", bad) ||

@@ -36,6 +36,11 @@ long wl_watch_devices(int fd, int watch_id, unsigned int flags);
 int wl_dev_read(const char *path, char *buf, size_t len);
 /* A null_blk disk (irqmode 0: completion in the task) failing BAD_SECTOR... */
 int wl_nullb_create(unsigned int irqmode, struct nullb *nb);
+/*
+ * The same, with more configfs attributes written before it powers on:
+ * attrs holds name, value pairs and ends with NULL.
+ */
+int wl_nullb_create_with(unsigned int irqmode, const char *const *attrs, struct nullb *nb);
 void wl_nullb_destroy(void);
 /* One O_DIRECT read of the bad range, which must fail with EIO. */
 int wl_nullb_read_bad(const struct nullb *nb);
