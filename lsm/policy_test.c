@@ -213,6 +213,16 @@ static void watchpol_test_parse_limits(struct kunit *test)
 	p = watchpol_policy_parse(buf, pos, fake_resolve, &err);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
 	KUNIT_EXPECT_EQ(test, p->post.nr, (u32)WATCHPOL_MAX_RULES);
+	/* The hash table finds every pair, and none reversed. */
+	for (i = 0; i < WATCHPOL_MAX_RULES; i++) {
+		if (!watchpol_rule_ok(&p->post, i + 2, 1) ||
+		    watchpol_rule_ok(&p->post, 1, i + 2)) {
+			KUNIT_FAIL(test, "rule l%d l1 looked up wrong", i + 2);
+			break;
+		}
+	}
+	KUNIT_EXPECT_FALSE(test, watchpol_rule_ok(&p->post,
+						  WATCHPOL_MAX_RULES + 2, 1));
 	watchpol_policy_free(p);
 	pos += scnprintf(buf + pos, size - pos, "watch l1 l2\n");
 	p = watchpol_policy_parse(buf, pos, fake_resolve, &err);
@@ -228,6 +238,35 @@ static void watchpol_test_parse_limits(struct kunit *test)
 				  &err);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
 	watchpol_policy_free(p);
+}
+
+/* Which policies make the post hook evaluate anything (p->posts). */
+static void watchpol_test_posts(struct kunit *test)
+{
+	static const struct {
+		const char *text;
+		bool posts;
+	} cases[] = {
+		{ "", false },
+		{ "default none\n", false },
+		{ "default watcher\npost l1 l2\n", false },
+		{ "default schaufler\n", true },
+		{ "default strict\n", true },
+		{ "default none\nmodel usb strict\n", true },
+		/* "other" types, such as devices, take the default. */
+		{ "default strict\nmodel key none\nmodel mount none\n"
+		  "model sb none\nmodel block none\nmodel usb none\n", true },
+		{ "default none\nmodel key watcher\nmodel mount none\n", false },
+	};
+	struct watchpol_policy *p;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		p = parse_ok(test, cases[i].text);
+		KUNIT_EXPECT_EQ_MSG(test, p->posts, cases[i].posts, "%s",
+				    cases[i].text);
+		watchpol_policy_free(p);
+	}
 }
 
 static void watchpol_test_rulesets(struct kunit *test)
@@ -789,6 +828,7 @@ static struct kunit_case watchpol_test_cases[] = {
 			 parse_invalid_gen_params),
 	KUNIT_CASE(watchpol_test_parse_limits),
 	KUNIT_CASE(watchpol_test_rulesets),
+	KUNIT_CASE(watchpol_test_posts),
 	KUNIT_CASE(watchpol_test_models),
 	KUNIT_CASE_PARAM(watchpol_test_post, post_gen_params),
 	KUNIT_CASE_PARAM(watchpol_test_watch, watch_gen_params),
