@@ -453,7 +453,7 @@ static struct watchpol_cred *watchpol_cred(const struct cred *cred)
 }
 
 /* The cred's secid, read through the LSMs once per cred. */
-static u32 cred_sid(const struct cred *cred)
+static __always_inline u32 cred_sid(const struct cred *cred)
 {
 	struct watchpol_cred *wc = watchpol_cred(cred);
 	u64 v = READ_ONCE(wc->sid);
@@ -494,50 +494,25 @@ static bool t_has_cap_kill(const struct cred *t_cred, const struct cred *w_cred)
 	return ok;
 }
 
-/**
- * watchpol_post_notification - rule on delivering one notification
- * @w_cred: the watcher's creds (watch->cred)
- * @cred: the triggerer's creds; the kernel as decided by
- *	watch_cred_is_kernel() (the core passes &init_cred for it)
- * @n: the notification
- *
- * Runs under RCU and spinlocks, possibly in interrupt context: no sleeping,
- * allocation, mutexes or string formatting.  What a post costs depends on
- * what is asked of it:
- *
- * * No model in force checks posts (none, watcher) and no consumer: two
- *   static branches, then return.
- * * The model in force for the type checks posts: the DAC uid compares,
- *   two secid reads and one hash probe when both sides are labelled and
- *   differ, and the CAP_KILL check only when the uids differ and it can
- *   still change the verdict.  Nothing is written unless the post is
- *   denied (then it is counted, logged and audited, as always).
- * * A consumer is attached (watchpol/log open): every post is evaluated,
- *   counted per model and logged with every model's verdict, as it used to
- *   be on every post; this is the consumer's cost.
- *
- * The verdict of the model in force does not depend on which of these
- * ran.
- *
- * Return: 0 or -EACCES.
+/*
+ * The post hook past its static keys: the model in force for the type
+ * checks posts, or a consumer is attached.  Out of line, so that the hook
+ * with both keys off sets up no stack frame.
  */
-static int watchpol_post_notification(const struct cred *w_cred,
-				      const struct cred *cred,
-				      struct watch_notification *n)
+static noinline int post_decide(const struct cred *w_cred,
+				const struct cred *cred,
+				struct watch_notification *n)
 {
-	struct watchpol_decision d = { .hook = WATCHPOL_HOOK_POST };
-	struct watchpol_subj w, t = {};
+	struct watchpol_subj w, t;
 	struct watchpol_post_facts f = { .t = &t, .w = &w };
+	struct watchpol_decision d;
 	const struct watchpol_policy *p;
 	enum watchpol_post_verdict v;
 	bool shadow, enforce;
+	u8 model, denials;
 	int type;
 
-	if (!static_branch_unlikely(&watchpol_post_checks) &&
-	    !static_branch_unlikely(&watchpol_consumed))
-		return 0;
 	shadow = static_branch_unlikely(&watchpol_consumed);
-
 	/* Removal and loss records always pass. */
 	if (n->type == WATCH_TYPE_META) {
 		if (shadow)
@@ -552,8 +527,8 @@ static int watchpol_post_notification(const struct cred *w_cred,
 		rcu_read_unlock();
 		return 0;
 	}
-	d.model = watchpol_model_for(p, type);
-	if (!shadow && !watchpol_model_posts(d.model)) {
+	model = watchpol_model_for(p, type);
+	if (!shadow && !watchpol_model_posts(model)) {
 		rcu_read_unlock();
 		return 0;
 	}
@@ -562,8 +537,8 @@ static int watchpol_post_notification(const struct cred *w_cred,
 	/* The core's rule (kernel/watch_queue.c), for any other caller too. */
 	if (watch_cred_is_kernel(cred)) {
 		/* The kernel is judged by its own label, as Smack does. */
+		subj_uids(&init_cred, &t);
 		t.kernel = true;
-		d.flags |= WATCHPOL_DEC_T_KERNEL;
 		t.sid = cred_sid(&init_cred);
 	} else {
 		subj_uids(cred, &t);
@@ -573,17 +548,62 @@ static int watchpol_post_notification(const struct cred *w_cred,
 	if (v == WATCHPOL_POST_NEED_CAP)
 		v = t_has_cap_kill(cred, w_cred) ? WATCHPOL_POST_OK :
 						   WATCHPOL_POST_DENY;
-	d.denials = watchpol_post_mask(v);
+	denials = watchpol_post_mask(v);
 	enforce = p->enforce;
 	rcu_read_unlock();
 
-	if (!shadow && !(d.denials & WATCHPOL_DENY(d.model)))
+	if (!shadow && !(denials & WATCHPOL_DENY(model)))
 		return 0;
+	memset(&d, 0, sizeof(d));
+	d.hook = WATCHPOL_HOOK_POST;
 	d.type = type;
 	d.subtype = n->subtype;
+	d.model = model;
+	d.denials = denials;
+	if (t.kernel)
+		d.flags |= WATCHPOL_DEC_T_KERNEL;
 	d.t_uid = __kuid_val(t.uid);
 	d.t_sid = t.sid;
 	return finish(&d, &w, enforce);
+}
+
+/**
+ * watchpol_post_notification - rule on delivering one notification
+ * @w_cred: the watcher's creds (watch->cred)
+ * @cred: the triggerer's creds; the kernel as decided by
+ *	watch_cred_is_kernel() (the core passes &init_cred for it)
+ * @n: the notification
+ *
+ * Runs under RCU and spinlocks, possibly in interrupt context: no sleeping,
+ * allocation, mutexes or string formatting.  What a post costs depends on
+ * what is asked of it:
+ *
+ * * No model in force checks posts (none, watcher) and no consumer: two
+ *   static branches, then return.
+ * * The model in force for the type checks posts: the DAC uid compares,
+ *   T's and W's secids (read through the LSMs once per cred, see
+ *   cred_sid()) and one hash probe when both sides are labelled and
+ *   differ, and the CAP_KILL check (once per cred and LSM policy, see
+ *   t_has_cap_kill()) only when the uids differ and it decides.  Nothing
+ *   is written unless the post is denied (then it is counted, logged and
+ *   audited, as always).
+ * * A consumer is attached (watchpol/log open): every post is evaluated,
+ *   counted per model and logged with every model's verdict; this is the
+ *   consumer's cost.
+ *
+ * The verdict of the model in force does not depend on which of these
+ * ran.
+ *
+ * Return: 0 or -EACCES.
+ */
+static int watchpol_post_notification(const struct cred *w_cred,
+				      const struct cred *cred,
+				      struct watch_notification *n)
+{
+	if (!static_branch_unlikely(&watchpol_post_checks) &&
+	    !static_branch_unlikely(&watchpol_consumed))
+		return 0;
+	return post_decide(w_cred, cred, n);
 }
 
 /*
