@@ -4,8 +4,8 @@
 # watchlab.bench=full: every configuration), and print every configuration's
 # BENCH line side by side in one table, with the issue's goal ratios; then
 # one boot of suite_mount_bench (mount_lock hold time against the number of
-# watches).  The boots are interleaved and repeated BENCH_REPEAT times (2):
-# A B C D A B C D, so a change in the host's load shows as a spread between
+# watches).  The boots are interleaved and repeated BENCH_REPEAT times (3):
+# A B C D A B C D A B C D, so a change in the host's load shows as a spread between
 # repetitions rather than as a difference between configurations.
 # usage: bench.sh OBJDIR   (after `make kernel guest`; `make bench` does both)
 # Console logs and the table go to results/bench/.  Fails when a boot
@@ -17,7 +17,7 @@ build=${BUILD:-$top/build}
 results=${BENCH_RESULTS:-$top/results/bench}
 obj=$1
 timeout=${BENCH_TIMEOUT:-300}
-repeat=${BENCH_REPEAT:-2}
+repeat=${BENCH_REPEAT:-3}
 kernel=$obj/arch/x86/boot/bzImage
 initrd=$build/initramfs.cpio
 
@@ -98,19 +98,21 @@ function n8(boot, cfg, r) {
 function pct(x, base) {
 	return x == "" || base == "" || base <= 0 ? "n/a" : sprintf("%+.1f%%", x * 100 / base)
 }
-# One goal line: a label and, per repetition, a figure from f_<which>.
-function goal(label, which,   r, s, v) {
-	s = ""
-	for (r = 1; r <= reps; r++) {
-		v = figure(which, r)
-		s = s sprintf("%s%s (run %d)", r > 1 ? ", " : "", v, r)
-	}
-	printf "%s: %s\n", label, s
+# One goal: a label, then per repetition a line with the figure f_<which>.
+function goal(label, which,   r) {
+	printf "%s:\n", label
+	for (r = 1; r <= reps; r++)
+		printf "  repetition %d: %s\n", r, figure(which, r)
 }
 function figure(which, r,   base, a, b) {
 	base = n8("no-lsm", "no-lsm", r)
 	if (which == 1)
-		return delta(n8("watchpol", "watchpol-none", r), base)
+		return delta(n8("watchpol", "watchpol-none", r), base) \
+			"; beside Smack, same label " \
+			delta(n8("watchpol-smack", "smack-same-label", r),
+			      n8("smack", "smack-same-label", r)) \
+			", lab rules " delta(n8("watchpol-smack", "smack-lab-rules", r),
+					     n8("smack", "smack-lab-rules", r))
 	if (which == 2) {
 		a = n8("watchpol-smack", "watchpol-strict-100-rules", r)
 		b = n8("watchpol-smack", "smack-lab-rules", r)
@@ -170,10 +172,10 @@ END {
 				printf " %s%s", REF[rb[i], r], r < reps ? "/" : ""
 		}
 	printf "\n\nThe goals (issue 13), from n8; figures, not verdicts:\n"
-	goal("goal 1, watchpol with no post-time model (none) over no LSM", 1)
+	goal("goal 1, watchpol with no post-time model (none) over no LSM; Smack rows with watchpol (none) beside Smack over Smack alone", 1)
 	goal("goal 2, watchpol strict 100 rules over Smack lab rules in its boot, in % of no LSM", 2)
-	goal("goal 3, strict 10000 rules over strict 1 rule", 3)
-	goal("goal 4, a consumer attached (log open) over none attached", 4)
+	goal("goal 3, strict 10000 rules over strict 1 rule, in the same boot", 3)
+	goal("goal 4, a consumer attached (watchpol/log open) over none attached, in the same boot", 4)
 	printf "\nTCG figures are noisy: a difference inside the quartiles, or between the runs, is not a measured one.\n"
 	printf "Min and max per row: %s\n", lines
 }' lines="$lines" "$lines" | tee "$results/table.txt"
