@@ -221,8 +221,6 @@ static void watchpol_test_parse_limits(struct kunit *test)
 			break;
 		}
 	}
-	KUNIT_EXPECT_FALSE(test, watchpol_rule_ok(&p->post,
-						  WATCHPOL_MAX_RULES + 2, 1));
 	watchpol_policy_free(p);
 	pos += scnprintf(buf + pos, size - pos, "watch l1 l2\n");
 	p = watchpol_policy_parse(buf, pos, fake_resolve, &err);
@@ -237,6 +235,36 @@ static void watchpol_test_parse_limits(struct kunit *test)
 	p = watchpol_policy_parse(buf, WATCHPOL_MAX_POLICY, fake_resolve,
 				  &err);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	watchpol_policy_free(p);
+}
+
+/*
+ * Three pairs whose keys start their probe at one slot: the second and
+ * third are found past it, and a fourth with that slot, not in the table,
+ * is not (the probe stops at the empty slot, not at the first).
+ */
+static void watchpol_test_rule_collisions(struct kunit *test)
+{
+	struct watchpol_ruleset probe = { .mask = 7 };
+	struct watchpol_policy *p;
+	u32 obj[4], slot, o;
+	char text[96];
+	int n = 0;
+
+	slot = watchpol_rule_slot(&probe, watchpol_rule_key(1, 2));
+	for (o = 2; n < 4 && o < 100000; o++)
+		if (watchpol_rule_slot(&probe, watchpol_rule_key(1, o)) == slot)
+			obj[n++] = o;
+	KUNIT_ASSERT_EQ(test, n, 4);
+	scnprintf(text, sizeof(text), "post l1 l%u\npost l1 l%u\npost l1 l%u\n",
+		  obj[0], obj[1], obj[2]);
+	p = parse_ok(test, text);
+	/* 3 rules: 8 slots, the mask the pairs were chosen for. */
+	KUNIT_ASSERT_EQ(test, p->post.mask, 7U);
+	KUNIT_EXPECT_TRUE(test, watchpol_rule_ok(&p->post, 1, obj[0]));
+	KUNIT_EXPECT_TRUE(test, watchpol_rule_ok(&p->post, 1, obj[1]));
+	KUNIT_EXPECT_TRUE(test, watchpol_rule_ok(&p->post, 1, obj[2]));
+	KUNIT_EXPECT_FALSE(test, watchpol_rule_ok(&p->post, 1, obj[3]));
 	watchpol_policy_free(p);
 }
 
@@ -828,6 +856,7 @@ static struct kunit_case watchpol_test_cases[] = {
 			 parse_invalid_gen_params),
 	KUNIT_CASE(watchpol_test_parse_limits),
 	KUNIT_CASE(watchpol_test_rulesets),
+	KUNIT_CASE(watchpol_test_rule_collisions),
 	KUNIT_CASE(watchpol_test_posts),
 	KUNIT_CASE(watchpol_test_models),
 	KUNIT_CASE_PARAM(watchpol_test_post, post_gen_params),
