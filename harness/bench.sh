@@ -1,8 +1,12 @@
 #!/bin/bash
 # The posting benchmark: boot the lab kernel once per lsm= list the
-# benchmark needs, run only suite_watchpol_bench in each boot, and print
-# every configuration's BENCH line side by side in one table; then one boot
-# of suite_mount_bench (mount_lock hold time against the number of watches).
+# benchmark needs, run only suite_watchpol_bench in each boot (with
+# watchlab.bench=full: every configuration), and print every configuration's
+# BENCH line side by side in one table, with the issue's goal ratios; then
+# one boot of suite_mount_bench (mount_lock hold time against the number of
+# watches).  The boots are interleaved and repeated BENCH_REPEAT times (3):
+# A B C D A B C D A B C D, so a change in the host's load shows as a spread between
+# repetitions rather than as a difference between configurations.
 # usage: bench.sh OBJDIR   (after `make kernel guest`; `make bench` does both)
 # Console logs and the table go to results/bench/.  Fails when a boot
 # fails or a configuration's BENCH line is missing.
@@ -13,6 +17,7 @@ build=${BUILD:-$top/build}
 results=${BENCH_RESULTS:-$top/results/bench}
 obj=$1
 timeout=${BENCH_TIMEOUT:-300}
+repeat=${BENCH_REPEAT:-3}
 kernel=$obj/arch/x86/boot/bzImage
 initrd=$build/initramfs.cpio
 
@@ -20,9 +25,9 @@ initrd=$build/initramfs.cpio
 # guest loads), the lsm= list, and the configurations its BENCH lines name
 # (testcases/runner/suites/suite_watchpol_bench.c).
 boots="no-lsm plain capability no-lsm
-watchpol plain capability,watchpol watchpol-none,watchpol-strict-no-labels
+watchpol plain capability,watchpol watchpol-none,watchpol-none-consumer,watchpol-strict-no-labels
 smack smack capability,smack smack-same-label,smack-lab-rules,smack-100-rules
-watchpol-smack smack capability,watchpol,smack smack-same-label,smack-100-rules,watchpol-none,watchpol-strict-100-rules"
+watchpol-smack smack capability,watchpol,smack smack-same-label,smack-lab-rules,smack-100-rules,watchpol-strict-1-rule,watchpol-strict-100-rules,watchpol-strict-10000-rules,watchpol-strict-100-consumer"
 
 fail() {
 	echo "watchlab bench: $*" >&2
@@ -43,24 +48,27 @@ mkdir -p "$results"
 lines=$results/bench-lines.txt
 : >"$lines"
 
-while read -r name profile lsm configs; do
-	log=$results/console-$name.log
-	echo "watchlab bench: booting $name (lsm=$lsm)"
-	"$top/harness/boot.sh" "$kernel" "$initrd" "$profile" "$log" "$timeout" \
-		"lsm=$lsm" "watchlab.profile=$profile" "watchlab.lsm=$lsm" \
-		watchlab.suites=suite_watchpol_bench
-	read -r status _ <"$log.status" || status=missing
-	[ "$status" = ok ] || fail "boot $name: $(cat "$log.status" 2>/dev/null) (console: $log)"
-	if ! grep -aq '^ok 1 suite_watchpol_bench' "$log"; then
-		grep -a '^ *# ' "$log" | grep -av 'BENCH' | tail -20 >&2 || true
-		fail "boot $name: suite_watchpol_bench did not pass (console: $log)"
-	fi
-	for c in ${configs//,/ }; do
-		n=$(grep -ac "# BENCH .* lsm=$lsm config=$c " "$log" || true)
-		[ "$n" = 1 ] || fail "boot $name: $n BENCH lines for lsm=$lsm config=$c, want 1 (console: $log)"
-	done
-	grep -a "# BENCH " "$log" | sed -e 's/^.*# BENCH /BENCH /' -e 's/\r$//' >>"$lines"
-done <<<"$boots"
+for rep in $(seq 1 "$repeat"); do
+	while read -r name profile lsm configs; do
+		log=$results/console-$name-$rep.log
+		echo "watchlab bench: booting $name, repetition $rep of $repeat (lsm=$lsm)"
+		"$top/harness/boot.sh" "$kernel" "$initrd" "$profile" "$log" "$timeout" \
+			"lsm=$lsm" "watchlab.profile=$profile" "watchlab.lsm=$lsm" \
+			watchlab.suites=suite_watchpol_bench watchlab.bench=full
+		read -r status _ <"$log.status" || status=missing
+		[ "$status" = ok ] || fail "boot $name: $(cat "$log.status" 2>/dev/null) (console: $log)"
+		if ! grep -aq '^ok 1 suite_watchpol_bench' "$log"; then
+			grep -a '^ *# ' "$log" | grep -av 'BENCH' | tail -20 >&2 || true
+			fail "boot $name: suite_watchpol_bench did not pass (console: $log)"
+		fi
+		for c in ${configs//,/ }; do
+			n=$(grep -ac "# BENCH .* lsm=$lsm config=$c " "$log" || true)
+			[ "$n" = 1 ] || fail "boot $name: $n BENCH lines for lsm=$lsm config=$c, want 1 (console: $log)"
+		done
+		grep -a "# BENCH " "$log" |
+			sed -e "s/^.*# BENCH /BENCH boot=$name rep=$rep /" -e 's/\r$//' >>"$lines"
+	done <<<"$boots"
+done
 
 # KEY=value fields of a BENCH line, for both tables' awk programs.
 # shellcheck disable=SC2016 # awk code, for awk to expand
@@ -73,37 +81,102 @@ function field(k,   i) {
 }
 '
 
-# The table: one row per configuration, in boot order; each figure is the
-# median over the rounds with the quartiles after it (min and max are in
-# the BENCH lines); the deltas compare medians with no-lsm's.
+# The table: one row per boot and configuration; per repetition the
+# median ns per event per queue (8 queues) and the same in units of the
+# boot's reference operation (n8, quartiles after it); d: the mean n8
+# against no-lsm's.  Then the goal ratios, per repetition, from n8 only.
 awk "$awk_field"'
 function delta(v, base) {
 	if (base <= 0)
 		return "n/a"
-	return sprintf("%+.0f%%", (v - base) * 100 / base)
+	return sprintf("%+.1f%%", (v - base) * 100 / base)
+}
+# n8 of a configuration in a boot and repetition; "" when absent.
+function n8(boot, cfg, r) {
+	return ((boot SUBSEP cfg SUBSEP r) in N8) ? N8[boot, cfg, r] : ""
+}
+function pct(x, base) {
+	return x == "" || base == "" || base <= 0 ? "n/a" : sprintf("%+.1f%%", x * 100 / base)
+}
+# One goal: a label, then per repetition a line with the figure f_<which>.
+function goal(label, which,   r) {
+	printf "%s:\n", label
+	for (r = 1; r <= reps; r++)
+		printf "  repetition %d: %s\n", r, figure(which, r)
+}
+function figure(which, r,   base, a, b) {
+	base = n8("no-lsm", "no-lsm", r)
+	if (which == 1)
+		return delta(n8("watchpol", "watchpol-none", r), base) \
+			"; beside Smack, same label " \
+			delta(n8("watchpol-smack", "smack-same-label", r),
+			      n8("smack", "smack-same-label", r)) \
+			", lab rules " delta(n8("watchpol-smack", "smack-lab-rules", r),
+					     n8("smack", "smack-lab-rules", r))
+	if (which == 2) {
+		a = n8("watchpol-smack", "watchpol-strict-100-rules", r)
+		b = n8("watchpol-smack", "smack-lab-rules", r)
+		return (a == "" || b == "" ? "n/a" : pct(a - b, base)) \
+			" vs Smack lab rules " delta(n8("smack", "smack-lab-rules", r), base)
+	}
+	if (which == 3)
+		return delta(n8("watchpol-smack", "watchpol-strict-10000-rules", r),
+			     n8("watchpol-smack", "watchpol-strict-1-rule", r))
+	if (which == 4)
+		return "none " delta(n8("watchpol", "watchpol-none-consumer", r),
+				     n8("watchpol", "watchpol-none", r)) \
+			", strict " delta(n8("watchpol-smack", "watchpol-strict-100-consumer", r),
+					  n8("watchpol-smack", "watchpol-strict-100-rules", r))
 }
 {
-	n++
-	cfg[n] = field("config"); lsm[n] = field("lsm"); wp[n] = field("watchpol")
-	q1[n] = field("q1"); q8[n] = field("q8"); upd[n] = field("update_ns")
-	r1[n] = field("q1_p25") ".." field("q1_p75")
-	r8[n] = field("q8_p25") ".." field("q8_p75")
-	rounds = field("rounds")
-	if (cfg[n] == "no-lsm") {
-		b1 = q1[n]; b8 = q8[n]
+	b = field("boot"); c = field("config"); r = field("rep") + 0
+	if (!((b SUBSEP c) in seen)) {
+		seen[b, c] = 1
+		n++
+		rb[n] = b; rc[n] = c; rl[n] = field("lsm")
 	}
+	if (r > reps)
+		reps = r
+	N8[b, c, r] = field("n8")
+	Q8[b, c, r] = field("q8")
+	R8[b, c, r] = field("n8_p25") ".." field("n8_p75")
+	REF[b, r] = field("ref_ns")
+	rounds = field("rounds")
 }
 END {
-	printf "watchlab bench: posting a key notification, ns per event per queue (lab kernel, TCG)\n"
-	printf "median of %s rounds (quartiles); d: median against no-lsm'"'"'s median\n\n", rounds
-	fmt = "%-26s %-26s %-8s %-18s %-18s %6s %6s %7s\n"
-	printf fmt, "config", "lsm", "watchpol", "1 queue", "8 queues", "d 1q", "d 8q", "update"
+	printf "watchlab bench: posting a key notification to 8 queues, per event per queue (lab kernel, TCG)\n"
+	printf "per repetition (boot): median ns over %s rounds, and n8, the same in units of the boot'"'"'s reference\n", rounds
+	printf "operation (one getppid(), no LSM hook), median (p25..p75) over the rounds;\n"
+	printf "d: mean n8 against no-lsm'"'"'s mean n8\n\n"
+	fmt = "%-15s %-29s"
+	printf fmt, "boot", "config"
+	for (r = 1; r <= reps; r++)
+		printf " %6s %-22s", "ns" r, "n8 run " r
+	printf " %7s\n", "d"
+	for (i = 1; i <= n; i++) {
+		printf fmt, rb[i], rc[i]
+		sum = 0; base = 0
+		for (r = 1; r <= reps; r++) {
+			printf " %6s %-22s", Q8[rb[i], rc[i], r],
+				N8[rb[i], rc[i], r] " (" R8[rb[i], rc[i], r] ")"
+			sum += N8[rb[i], rc[i], r]; base += n8("no-lsm", "no-lsm", r)
+		}
+		printf " %7s\n", delta(sum, base)
+	}
+	printf "\nreference operation, ns per getppid():"
 	for (i = 1; i <= n; i++)
-		printf fmt, cfg[i], lsm[i], wp[i], q1[i] " (" r1[i] ")", q8[i] " (" r8[i] ")",
-			delta(q1[i], b1), delta(q8[i], b8), upd[i]
-	printf "\nupdate: ns per keyctl_update() of a key no queue watches, the part subtracted.\n"
-	printf "TCG figures are noisy: a delta inside the rows'"'"' quartile spread is not a measured difference,\n"
-	printf "and rows from different boots also differ by the host'"'"'s load during each boot.\n"
+		if (!(rb[i] in shown)) {
+			shown[rb[i]] = 1
+			printf " %s", rb[i]
+			for (r = 1; r <= reps; r++)
+				printf " %s%s", REF[rb[i], r], r < reps ? "/" : ""
+		}
+	printf "\n\nThe goals (issue 13), from n8; figures, not verdicts:\n"
+	goal("goal 1, watchpol with no post-time model (none) over no LSM; Smack rows with watchpol (none) beside Smack over Smack alone", 1)
+	goal("goal 2, watchpol strict 100 rules over Smack lab rules in its boot, in % of no LSM", 2)
+	goal("goal 3, strict 10000 rules over strict 1 rule, in the same boot", 3)
+	goal("goal 4, a consumer attached (watchpol/log open) over none attached, in the same boot", 4)
+	printf "\nTCG figures are noisy: a difference inside the quartiles, or between the runs, is not a measured one.\n"
 	printf "Min and max per row: %s\n", lines
 }' lines="$lines" "$lines" | tee "$results/table.txt"
 

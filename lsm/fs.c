@@ -332,11 +332,27 @@ static const struct file_operations stats_fops = {
 	.release	= single_release,
 };
 
+/*
+ * An open log is what makes post decisions recorded (see
+ * watchpol_post_notification()): a reader gets every post decided while
+ * it holds the file open, and each denial whenever it was made.
+ */
 static int log_open(struct inode *inode, struct file *file)
 {
+	int ret;
+
 	if (!capable(CAP_MAC_ADMIN))
 		return -EPERM;
-	return stream_open(inode, file);
+	ret = stream_open(inode, file);
+	if (!ret)
+		watchpol_consumer_get();
+	return ret;
+}
+
+static int log_release(struct inode *inode, struct file *file)
+{
+	watchpol_consumer_put();
+	return 0;
 }
 
 /* Whole records only; an empty ring reads as end of file. */
@@ -380,6 +396,7 @@ static ssize_t log_read(struct file *file, char __user *buf, size_t count,
 static const struct file_operations log_fops = {
 	.open		= log_open,
 	.read		= log_read,
+	.release	= log_release,
 };
 
 static ssize_t lock_read(struct file *file, char __user *buf, size_t count,

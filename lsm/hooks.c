@@ -4,10 +4,14 @@
  *
  * W is the watch's creds (the task that set the watch), T the creds of
  * the task whose action triggered a notification (the kernel as
- * watch_cred_is_kernel() decides) and O the watched object.  Each
- * decision is evaluated under all four models (shadow evaluation), counted
- * and logged; the model in force for the watch type decides, and only
- * denies when enforce is 1.
+ * watch_cred_is_kernel() decides) and O the watched object.  The model in
+ * force for the watch type decides, and only denies when enforce is 1.
+ * Set-watch decisions are evaluated under all four models (shadow
+ * evaluation), counted and logged.  Posting is the hot path: a post is
+ * evaluated only when the model in force checks posts, and counted and
+ * logged with every model's verdict only while someone consumes the
+ * decisions (watchpol/log open) or when it is denied; see
+ * watchpol_post_notification().
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -18,6 +22,7 @@
 #include <linux/fs.h>
 #include <linux/fs_struct.h>
 #include <linux/init_task.h>
+#include <linux/jump_label.h>
 #include <linux/key.h>
 #include <linux/lsm_hooks.h>
 #include <linux/moduleparam.h>
@@ -48,6 +53,14 @@ MODULE_PARM_DESC(enforce, "Initial enforce setting (0: log only)");
 
 bool watchpol_enabled __ro_after_init;
 struct watchpol_policy __rcu *watchpol_active;
+/*
+ * On while the policy in force checks posts for some type, switched by
+ * watchpol_set_policy() in process context: off, the post hook returns
+ * before it reads anything.
+ */
+static DEFINE_STATIC_KEY_FALSE(watchpol_post_checks);
+/* On while a decision consumer is attached: watchpol_consumer_get(). */
+DEFINE_STATIC_KEY_FALSE(watchpol_consumed);
 /* Serialises policy replacement, the lock flag and policy text reads. */
 DEFINE_MUTEX(watchpol_policy_mutex);
 bool watchpol_locked;
@@ -93,7 +106,10 @@ static int watchpol_canon_label(u32 secid, u32 *canon)
 	return rc;
 }
 
-/* Bumped on every LSM policy change: a load that raced one resolves again. */
+/*
+ * Bumped on every LSM policy change: a load that raced one resolves again,
+ * and the CAP_KILL answers kept in creds are asked again.
+ */
 static atomic_t watchpol_lsm_gen = ATOMIC_INIT(0);
 atomic_long_t watchpol_label_resolves = ATOMIC_LONG_INIT(0);
 
@@ -148,18 +164,55 @@ void watchpol_set_policy(struct watchpol_policy *p)
 {
 	struct watchpol_policy *old;
 
+	/*
+	 * On before the policy is published, off after it: a post never sees
+	 * a policy that checks posts with the key off.
+	 */
+	if (p && p->posts)
+		static_branch_enable(&watchpol_post_checks);
 	old = rcu_replace_pointer(watchpol_active, p,
 				  lockdep_is_held(&watchpol_policy_mutex));
+	if (!p || !p->posts)
+		static_branch_disable(&watchpol_post_checks);
 	if (old)
 		call_rcu(&old->rcu, watchpol_free_rcu);
 }
 
-static void subj_from_cred(const struct cred *c, struct watchpol_subj *s)
+/**
+ * watchpol_consumer_get - a consumer of post decisions attaches
+ *
+ * From its return on, every post is evaluated under every model, counted
+ * per model and logged, whatever the model in force.  Process context
+ * (it patches code); called when watchpol/log is opened.
+ */
+void watchpol_consumer_get(void)
+{
+	static_branch_inc(&watchpol_consumed);
+}
+
+/**
+ * watchpol_consumer_put - a consumer of post decisions detaches
+ *
+ * Process context; called when the last reference to an open
+ * watchpol/log goes away.
+ */
+void watchpol_consumer_put(void)
+{
+	static_branch_dec(&watchpol_consumed);
+}
+
+/* The uids of a subject. */
+static void subj_uids(const struct cred *c, struct watchpol_subj *s)
 {
 	s->kernel = false;
 	s->uid = c->uid;
 	s->euid = c->euid;
 	s->suid = c->suid;
+}
+
+static void subj_from_cred(const struct cred *c, struct watchpol_subj *s)
+{
+	subj_uids(c, s);
 	security_cred_getsecid(c, &s->sid);
 }
 
@@ -336,6 +389,196 @@ static int watchpol_watch_devices(struct watch *watch)
 }
 #endif /* CONFIG_DEVICE_NOTIFICATIONS */
 
+/*
+ * What watchpol learns of a cred the first time it posts or is posted to,
+ * in the cred's security blob: creds are immutable, so their secid is too;
+ * the answer to CAP_KILL in the initial user namespace holds until an LSM's
+ * policy changes (watchpol_lsm_gen).  Written without a lock by whoever
+ * gets there first, each field in one store: racing writers store the same
+ * value.  A new cred starts with a zeroed blob (nothing known).
+ */
+struct watchpol_cred {
+	u64 sid;	/* WATCHPOL_CRED_SID | secid; 0: not read yet */
+	u32 cap_kill;	/* (generation + 1) << 1 | answer; 0: not asked */
+};
+
+#define WATCHPOL_CRED_SID	BIT_ULL(32)
+
+static struct lsm_blob_sizes watchpol_blob_sizes __ro_after_init = {
+	.lbs_cred = sizeof(struct watchpol_cred),
+};
+
+/*
+ * Whether CAP_KILL answers may be kept: only when every active LSM is one
+ * whose capable answers change only with an LSM_POLICY_CHANGE (SELinux) or
+ * never (commoncap, which reads the cred), or that has no capable hook.
+ * AppArmor profile replacement, SafeSetID policy writes, BPF programs or an
+ * LSM watchpol does not know: asked every time.  Set once every LSM is up.
+ */
+static bool watchpol_cap_cacheable __ro_after_init;
+
+static int __init watchpol_cap_cache_init(void)
+{
+	u32 i;
+
+	if (!watchpol_enabled)
+		return 0;
+	for (i = 0; i < lsm_active_cnt; i++) {
+		switch (lsm_idlist[i]->id) {
+		case LSM_ID_CAPABILITY:
+		case LSM_ID_SELINUX:
+		case LSM_ID_SMACK:
+		case LSM_ID_TOMOYO:
+		case LSM_ID_YAMA:
+		case LSM_ID_LOADPIN:
+		case LSM_ID_LOCKDOWN:
+		case LSM_ID_LANDLOCK:
+		case LSM_ID_IMA:
+		case LSM_ID_EVM:
+		case LSM_ID_IPE:
+		case LSM_ID_WATCHPOL:
+			break;
+		default:
+			return 0;
+		}
+	}
+	watchpol_cap_cacheable = true;
+	return 0;
+}
+late_initcall(watchpol_cap_cache_init);
+
+static struct watchpol_cred *watchpol_cred(const struct cred *cred)
+{
+	return cred->security + watchpol_blob_sizes.lbs_cred;
+}
+
+/* The cred's secid, read through the LSMs once per cred. */
+static __always_inline u32 cred_sid(const struct cred *cred)
+{
+	struct watchpol_cred *wc = watchpol_cred(cred);
+	u64 v = READ_ONCE(wc->sid);
+	u32 sid;
+
+	if (likely(v))
+		return (u32)v;
+	security_cred_getsecid(cred, &sid);
+	WRITE_ONCE(wc->sid, WATCHPOL_CRED_SID | sid);
+	return sid;
+}
+
+/*
+ * T may signal W by capability: kill_ok_by_cred()'s CAP_KILL in W's user
+ * namespace, through every LSM (commoncap, then any that may only narrow
+ * its answer).  None of those that may be stacked sleeps in this hook, and
+ * CAP_OPT_NOAUDIT keeps audit out: commoncap reads creds and walks user
+ * namespaces, SELinux asks its AVC (on a miss it computes the decision
+ * under RCU and caches it with GFP_NOWAIT), Smack has no capable hook.
+ * The answer for the initial user namespace (which is never freed, so its
+ * address names it) is kept in T's cred until an LSM policy changes.
+ */
+static bool t_has_cap_kill(const struct cred *t_cred, const struct cred *w_cred)
+{
+	struct watchpol_cred *wc = watchpol_cred(t_cred);
+	u32 gen = ((u32)atomic_read(&watchpol_lsm_gen) + 1) << 1;
+	bool cache = w_cred->user_ns == &init_user_ns &&
+		     watchpol_cap_cacheable;
+	u32 v = READ_ONCE(wc->cap_kill);
+	bool ok;
+
+	if (cache && (v & ~1U) == gen)
+		return v & 1;
+	ok = !security_capable(t_cred, w_cred->user_ns, CAP_KILL,
+			       CAP_OPT_NOAUDIT);
+	if (cache)
+		WRITE_ONCE(wc->cap_kill, gen | ok);
+	return ok;
+}
+
+/*
+ * The post hook past its static keys: the model in force for the type
+ * checks posts, or a consumer is attached.  Out of line, so that the hook
+ * with both keys off sets up no stack frame.
+ */
+static noinline int post_decide(const struct watch *watch,
+				const struct cred *cred,
+				struct watch_notification *n)
+{
+	struct watchpol_subj w, t;
+	struct watchpol_post_facts f = { .t = &t, .w = &w };
+	struct watchpol_decision d;
+	const struct watchpol_policy *p;
+	const struct cred *w_cred;
+	enum watchpol_post_verdict v;
+	bool shadow, enforce;
+	u8 model, denials, flags = 0;
+	int type;
+
+	shadow = static_branch_unlikely(&watchpol_consumed);
+	/* Removal and loss records always pass. */
+	if (n->type == WATCH_TYPE_META) {
+		if (shadow)
+			watchpol_count_meta();
+		return 0;
+	}
+	type = watchpol_record_type(n->type);
+
+	rcu_read_lock();
+	p = rcu_dereference(watchpol_active);
+	if (!p) {
+		rcu_read_unlock();
+		return 0;
+	}
+	model = watchpol_model_for(p, type);
+	if (!shadow && !watchpol_model_posts(p, model)) {
+		rcu_read_unlock();
+		return 0;
+	}
+	/* W: the watch's setter, or its queue's creator (lsm/README.md). */
+	w_cred = watch->cred;
+	if (watchpol_w_is_creator(p, type)) {
+		w_cred = watch_queue_cred(watch);
+		flags |= WATCHPOL_DEC_W_CREATOR;
+	}
+	if (p->recheck && !watch_may_observe(watch, w_cred)) {
+		f.w_blind = true;
+		flags |= WATCHPOL_DEC_W_BLIND;
+	}
+	subj_uids(w_cred, &w);
+	w.sid = cred_sid(w_cred);
+	/* The core's rule (kernel/watch_queue.c), for any other caller too. */
+	if (watch_cred_is_kernel(cred)) {
+		/* The kernel is judged by its own label, as Smack does. */
+		subj_uids(&init_cred, &t);
+		t.kernel = true;
+		t.sid = cred_sid(&init_cred);
+	} else {
+		subj_uids(cred, &t);
+		t.sid = cred_sid(cred);
+	}
+	v = watchpol_post_check(p, &f);
+	if (v == WATCHPOL_POST_NEED_CAP)
+		v = t_has_cap_kill(cred, w_cred) ? WATCHPOL_POST_OK :
+						   WATCHPOL_POST_DENY;
+	denials = watchpol_post_mask(v) | watchpol_recheck_mask(p, &f);
+	enforce = p->enforce;
+	rcu_read_unlock();
+
+	if (!shadow && !(denials & WATCHPOL_DENY(model)))
+		return 0;
+	memset(&d, 0, sizeof(d));
+	d.hook = WATCHPOL_HOOK_POST;
+	d.type = type;
+	d.subtype = n->subtype;
+	d.model = model;
+	d.denials = denials;
+	d.flags = flags;
+	if (t.kernel)
+		d.flags |= WATCHPOL_DEC_T_KERNEL;
+	d.t_uid = __kuid_val(t.uid);
+	d.t_sid = t.sid;
+	return finish(&d, &w, enforce);
+}
+
 /**
  * watchpol_post_notification - rule on delivering one notification
  * @watch: the watch; W is the creds of its setter (watch->cred) or, where
@@ -345,12 +588,26 @@ static int watchpol_watch_devices(struct watch *watch)
  * @n: the notification
  *
  * Runs under RCU and spinlocks, possibly in interrupt context: no sleeping,
- * allocation, mutexes or string formatting.  The cost is two secid reads,
- * four uid compares, at most one capability check (only when the uids
- * differ), a binary search in the post rules when both sides are labelled
- * and differ, with "recheck on" the object source's check (keys: View
- * permission), and recording the decision (per-CPU counters plus one slot
- * of the lock-free ring).
+ * allocation, mutexes or string formatting.  What a post costs depends on
+ * what is asked of it:
+ *
+ * * No model in force checks posts (none, watcher) and no consumer: two
+ *   static branches, then return.
+ * * The model in force for the type checks posts: the DAC uid compares,
+ *   T's and W's secids (read through the LSMs once per cred, see
+ *   cred_sid()) and one hash probe when both sides are labelled and
+ *   differ, and the CAP_KILL check (once per cred and LSM policy, see
+ *   t_has_cap_kill()) only when the uids differ and it decides, and with
+ *   "recheck on" the object source's check (watch_may_observe(); a key:
+ *   View permission through key_task_permission()).  Nothing
+ *   is written unless the post is denied (then it is counted, logged and
+ *   audited, as always).
+ * * A consumer is attached (watchpol/log open): every post is evaluated,
+ *   counted per model and logged with every model's verdict; this is the
+ *   consumer's cost.
+ *
+ * The verdict of the model in force does not depend on which of these
+ * ran.
  *
  * Return: 0 or -EACCES.
  */
@@ -358,61 +615,10 @@ static int watchpol_post_notification(const struct watch *watch,
 				      const struct cred *cred,
 				      struct watch_notification *n)
 {
-	struct watchpol_decision d = { .hook = WATCHPOL_HOOK_POST };
-	struct watchpol_subj w, t = {};
-	struct watchpol_post_facts f = { .t = &t, .w = &w };
-	const struct watchpol_policy *p;
-	const struct cred *w_cred;
-	bool enforce;
-	int type;
-
-	/* Removal and loss records always pass. */
-	if (n->type == WATCH_TYPE_META) {
-		watchpol_count_meta();
+	if (!static_branch_unlikely(&watchpol_post_checks) &&
+	    !static_branch_unlikely(&watchpol_consumed))
 		return 0;
-	}
-
-	type = watchpol_record_type(n->type);
-	rcu_read_lock();
-	p = rcu_dereference(watchpol_active);
-	if (!p) {
-		rcu_read_unlock();
-		return 0;
-	}
-	w_cred = watch->cred;
-	if (watchpol_w_is_creator(p, type)) {
-		w_cred = watch_queue_cred(watch);
-		d.flags |= WATCHPOL_DEC_W_CREATOR;
-	}
-	if (p->recheck && !watch_may_observe(watch, w_cred)) {
-		f.w_blind = true;
-		d.flags |= WATCHPOL_DEC_W_BLIND;
-	}
-	subj_from_cred(w_cred, &w);
-	/* The core's rule (kernel/watch_queue.c), for any other caller too. */
-	if (watch_cred_is_kernel(cred)) {
-		/* The kernel is judged by its own label, as Smack does. */
-		t.kernel = true;
-		d.flags |= WATCHPOL_DEC_T_KERNEL;
-		security_cred_getsecid(&init_cred, &t.sid);
-	} else {
-		subj_from_cred(cred, &t);
-		if (!watchpol_dac_uid_ok(&t, &w))
-			f.t_cap_kill = !security_capable(cred, w_cred->user_ns,
-							 CAP_KILL,
-							 CAP_OPT_NOAUDIT);
-	}
-
-	d.type = type;
-	d.subtype = n->subtype;
-	d.t_uid = __kuid_val(t.uid);
-	d.t_sid = t.sid;
-
-	d.denials = watchpol_post_denials(p, n->type, &f);
-	d.model = watchpol_model_for(p, type);
-	enforce = p->enforce;
-	rcu_read_unlock();
-	return finish(&d, &w, enforce);
+	return post_decide(watch, cred, n);
 }
 
 /*
@@ -497,6 +703,8 @@ static int __init watchpol_init(void)
 		pr_err("bad watchpol.model=\"%s\": %s; failing safe to \"default strict\", \"kernel_events deny\"\n",
 		       boot_model, err.reason);
 	}
+	if (p && p->posts)
+		static_branch_enable(&watchpol_post_checks);
 	RCU_INIT_POINTER(watchpol_active, p);
 	security_add_hooks(watchpol_hooks, ARRAY_SIZE(watchpol_hooks),
 			   &watchpol_lsmid);
@@ -512,4 +720,5 @@ static int __init watchpol_init(void)
 DEFINE_LSM(watchpol) = {
 	.name = "watchpol",
 	.init = watchpol_init,
+	.blobs = &watchpol_blob_sizes,
 };

@@ -18,13 +18,15 @@
  *
  * It is parsed whole into a struct watchpol_policy; the first bad line makes
  * the whole text rejected.  Label rules are resolved to secids at load time
- * and stored as sorted arrays of 64-bit (subject << 32 | object) keys, so a
- * lookup on the notification hot path is a binary search with no locking,
- * no allocation and no string handling.
+ * and stored as hash tables of 64-bit (subject << 32 | object) keys, so a
+ * lookup on the notification hot path is O(1) in the number of rules, with
+ * no locking, no allocation and no string handling.
  */
 
 #include <linux/errno.h>
+#include <linux/hash.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -111,45 +113,43 @@ static int cmp_rule(const void *a, const void *b)
 	return strcmp(x->r.obj, y->r.obj);
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	if (x == y)
-		return 0;
-	return x < y ? -1 : 1;
-}
-
-static u64 rule_key(u32 ssid, u32 osid)
-{
-	return (u64)ssid << 32 | osid;
-}
-
+/*
+ * Put the resolved pairs of one kind in an open-addressed table twice
+ * their number in size (duplicates, two labels resolving to one secid,
+ * are stored once).  Built once per load or re-resolution, never on the
+ * hot path.
+ */
 static int build_ruleset(struct watchpol_ruleset *rs,
 			 const struct parse_rule *rules, u32 nr, u8 kind)
 {
-	u32 i, n = 0;
+	u32 i, n = 0, slot;
+	u64 key;
 
 	for (i = 0; i < nr; i++)
 		if (rules[i].r.kind == kind && rules[i].ssid && rules[i].osid)
 			n++;
 	rs->nr = 0;
-	rs->keys = NULL;
+	rs->mask = 0;
+	rs->slots = NULL;
 	if (!n)
 		return 0;
-	rs->keys = kvmalloc_array(n, sizeof(*rs->keys), GFP_KERNEL);
-	if (!rs->keys)
+	rs->mask = roundup_pow_of_two(2 * n) - 1;
+	rs->slots = kvcalloc(rs->mask + 1, sizeof(*rs->slots), GFP_KERNEL);
+	if (!rs->slots)
 		return -ENOMEM;
-	for (i = 0; i < nr; i++)
-		if (rules[i].r.kind == kind && rules[i].ssid && rules[i].osid)
-			rs->keys[rs->nr++] = rule_key(rules[i].ssid,
-						      rules[i].osid);
-	sort(rs->keys, rs->nr, sizeof(*rs->keys), cmp_key, NULL);
-	/* Two labels may resolve to one secid: drop duplicate pairs. */
-	for (i = 1, n = 1; i < rs->nr; i++)
-		if (rs->keys[i] != rs->keys[n - 1])
-			rs->keys[n++] = rs->keys[i];
-	rs->nr = n;
+	for (i = 0; i < nr; i++) {
+		if (rules[i].r.kind != kind || !rules[i].ssid || !rules[i].osid)
+			continue;
+		key = watchpol_rule_key(rules[i].ssid, rules[i].osid);
+		for (slot = watchpol_rule_slot(rs, key); rs->slots[slot];
+		     slot = (slot + 1) & rs->mask)
+			if (rs->slots[slot] == key)
+				break;
+		if (!rs->slots[slot]) {
+			rs->slots[slot] = key;
+			rs->nr++;
+		}
+	}
 	return 0;
 }
 
@@ -451,9 +451,12 @@ struct watchpol_policy *watchpol_policy_parse(const char *text, size_t len,
 		}
 	}
 
-	for (t = 0; t < WATCHPOL_TYPE__NR; t++)
+	p->posts = watchpol_model_posts(p, p->default_model);
+	for (t = 0; t < WATCHPOL_TYPE__NR; t++) {
 		if (!(p->type_set & BIT(t)))
 			p->type_model[t] = p->default_model;
+		p->posts |= watchpol_model_posts(p, p->type_model[t]);
+	}
 
 	sort(rules, nr_rules, sizeof(*rules), cmp_rule, NULL);
 	for (i = 0, n = 0; i < nr_rules; i++) {
@@ -560,53 +563,12 @@ void watchpol_policy_free(struct watchpol_policy *p)
 {
 	if (!p)
 		return;
-	kvfree(p->post.keys);
-	kvfree(p->watch.keys);
+	kvfree(p->post.slots);
+	kvfree(p->watch.slots);
 	kvfree(p->text_rules);
 	kvfree(p->input);
 	kvfree(p->text);
 	kfree(p);
-}
-
-/**
- * watchpol_record_type - map a notification record type to a watchpol type
- * @wtype: the record's type (struct watch_notification::type)
- *
- * Return: the watchpol type, or WATCHPOL_TYPE_OTHER for unknown types.
- */
-int watchpol_record_type(unsigned int wtype)
-{
-	if (wtype >= 1 && wtype <= WATCHPOL_TYPE__NR)
-		return wtype - 1;
-	return WATCHPOL_TYPE_OTHER;
-}
-
-/**
- * watchpol_model_for - the model in force for a watch type
- * @p: the policy
- * @type: a watchpol type; pseudo types get the default model
- *
- * Return: the model.
- */
-u8 watchpol_model_for(const struct watchpol_policy *p, int type)
-{
-	if (type >= 0 && type < WATCHPOL_TYPE__NR)
-		return p->type_model[type];
-	return p->default_model;
-}
-
-/**
- * watchpol_dac_uid_ok - the uid part of kill_ok_by_cred()
- * @t: the triggerer, in the role of the signal sender
- * @w: the watcher, in the role of the signalled task
- *
- * Return: true if T's uid or euid equals W's uid or suid.
- */
-bool watchpol_dac_uid_ok(const struct watchpol_subj *t,
-			 const struct watchpol_subj *w)
-{
-	return uid_eq(t->euid, w->suid) || uid_eq(t->euid, w->uid) ||
-	       uid_eq(t->uid, w->suid) || uid_eq(t->uid, w->uid);
 }
 
 /**
@@ -631,49 +593,13 @@ void watchpol_policy_canon(struct watchpol_policy *p, watchpol_canon_t canon)
 }
 
 /**
- * watchpol_rule_ok - check the label part of a decision
- * @rs: the post or watch rules
- * @ssid: the subject's secid (0: no label)
- * @osid: the object's secid (0: no label)
- *
- * Without labels on both sides only DAC applies; the same label always
- * passes; otherwise a rule must name the pair.  Lock-free and O(log n).
- *
- * Return: true if the pair may proceed.
- */
-bool watchpol_rule_ok(const struct watchpol_ruleset *rs, u32 ssid, u32 osid)
-{
-	u64 key = rule_key(ssid, osid);
-	u32 lo = 0, hi = rs->nr;
-
-	if (!ssid || !osid || ssid == osid)
-		return true;
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (rs->keys[mid] == key)
-			return true;
-		if (rs->keys[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
-/**
  * watchpol_post_denials - shadow-evaluate a notification under every model
  * @p: the policy
  * @wtype: the record's type; META records always pass
  * @f: the triggerer, the watcher and T's CAP_KILL in W's user namespace
  *
- * none and watcher allow every post.  schaufler and strict require that T
- * may write to W.  The DAC part: for the kernel, kernel_events; otherwise
- * the rule of kill_ok_by_cred() (T's uid/euid against W's uid/suid, or
- * CAP_KILL in W's user namespace).  The label part, for the kernel (with
- * the kernel's own label) as for any T: a post rule unless the labels
- * match or a side has none.  "post_dac off" and "post_label off" drop
- * one part (with post_dac off, kernel_events is not consulted).  With
+ * none and watcher allow every post; schaufler and strict give the verdict
+ * of watchpol_post_check(), with T's CAP_KILL as @f says.  With
  * "recheck on", watcher and strict also deny a post to a W that may no
  * longer observe O (@f->w_blind, as the object's source judges it now).
  *
@@ -683,28 +609,10 @@ u8 watchpol_post_denials(const struct watchpol_policy *p,
 			 unsigned int wtype,
 			 const struct watchpol_post_facts *f)
 {
-	u8 denials = 0;
-	bool ok;
-
 	if (wtype == WATCH_TYPE_META)
 		return 0;
-	if (p->recheck && f->w_blind)
-		denials = WATCHPOL_DENY(WATCHPOL_MODEL_WATCHER) |
-			  WATCHPOL_DENY(WATCHPOL_MODEL_STRICT);
-	if (!p->post_dac)
-		ok = true;
-	else if (f->t->kernel)
-		ok = p->kernel_events;
-	else
-		ok = watchpol_dac_uid_ok(f->t, f->w) || f->t_cap_kill;
-	/* The kernel is a labelled subject too: its label needs a rule. */
-	if (p->post_label)
-		ok = ok && watchpol_rule_ok(&p->post, watchpol_sid(p, f->t->sid),
-					    watchpol_sid(p, f->w->sid));
-	if (ok)
-		return denials;
-	return denials | WATCHPOL_DENY(WATCHPOL_MODEL_SCHAUFLER) |
-	       WATCHPOL_DENY(WATCHPOL_MODEL_STRICT);
+	return watchpol_post_mask(watchpol_post_check(p, f)) |
+	       watchpol_recheck_mask(p, f);
 }
 
 /**

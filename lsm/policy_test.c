@@ -225,6 +225,14 @@ static void watchpol_test_parse_limits(struct kunit *test)
 	p = watchpol_policy_parse(buf, pos, fake_resolve, &err);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
 	KUNIT_EXPECT_EQ(test, p->post.nr, (u32)WATCHPOL_MAX_RULES);
+	/* The hash table finds every pair, and none reversed. */
+	for (i = 0; i < WATCHPOL_MAX_RULES; i++) {
+		if (!watchpol_rule_ok(&p->post, i + 2, 1) ||
+		    watchpol_rule_ok(&p->post, 1, i + 2)) {
+			KUNIT_FAIL(test, "rule l%d l1 looked up wrong", i + 2);
+			break;
+		}
+	}
 	watchpol_policy_free(p);
 	pos += scnprintf(buf + pos, size - pos, "watch l1 l2\n");
 	p = watchpol_policy_parse(buf, pos, fake_resolve, &err);
@@ -240,6 +248,65 @@ static void watchpol_test_parse_limits(struct kunit *test)
 				  &err);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
 	watchpol_policy_free(p);
+}
+
+/*
+ * Three pairs whose keys start their probe at one slot: the second and
+ * third are found past it, and a fourth with that slot, not in the table,
+ * is not (the probe stops at the empty slot, not at the first).
+ */
+static void watchpol_test_rule_collisions(struct kunit *test)
+{
+	struct watchpol_ruleset probe = { .mask = 7 };
+	struct watchpol_policy *p;
+	u32 obj[4], slot, o;
+	char text[96];
+	int n = 0;
+
+	slot = watchpol_rule_slot(&probe, watchpol_rule_key(1, 2));
+	for (o = 2; n < 4 && o < 100000; o++)
+		if (watchpol_rule_slot(&probe, watchpol_rule_key(1, o)) == slot)
+			obj[n++] = o;
+	KUNIT_ASSERT_EQ(test, n, 4);
+	scnprintf(text, sizeof(text), "post l1 l%u\npost l1 l%u\npost l1 l%u\n",
+		  obj[0], obj[1], obj[2]);
+	p = parse_ok(test, text);
+	/* 3 rules: 8 slots, the mask the pairs were chosen for. */
+	KUNIT_ASSERT_EQ(test, p->post.mask, 7U);
+	KUNIT_EXPECT_TRUE(test, watchpol_rule_ok(&p->post, 1, obj[0]));
+	KUNIT_EXPECT_TRUE(test, watchpol_rule_ok(&p->post, 1, obj[1]));
+	KUNIT_EXPECT_TRUE(test, watchpol_rule_ok(&p->post, 1, obj[2]));
+	KUNIT_EXPECT_FALSE(test, watchpol_rule_ok(&p->post, 1, obj[3]));
+	watchpol_policy_free(p);
+}
+
+/* Which policies make the post hook evaluate anything (p->posts). */
+static void watchpol_test_posts(struct kunit *test)
+{
+	static const struct {
+		const char *text;
+		bool posts;
+	} cases[] = {
+		{ "", false },
+		{ "default none\n", false },
+		{ "default watcher\npost l1 l2\n", false },
+		{ "default schaufler\n", true },
+		{ "default strict\n", true },
+		{ "default none\nmodel usb strict\n", true },
+		/* "other" types, such as devices, take the default. */
+		{ "default strict\nmodel key none\nmodel mount none\n"
+		  "model sb none\nmodel block none\nmodel usb none\n", true },
+		{ "default none\nmodel key watcher\nmodel mount none\n", false },
+	};
+	struct watchpol_policy *p;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		p = parse_ok(test, cases[i].text);
+		KUNIT_EXPECT_EQ_MSG(test, p->posts, cases[i].posts, "%s",
+				    cases[i].text);
+		watchpol_policy_free(p);
+	}
 }
 
 static void watchpol_test_rulesets(struct kunit *test)
@@ -857,6 +924,8 @@ static struct kunit_case watchpol_test_cases[] = {
 			 parse_invalid_gen_params),
 	KUNIT_CASE(watchpol_test_parse_limits),
 	KUNIT_CASE(watchpol_test_rulesets),
+	KUNIT_CASE(watchpol_test_rule_collisions),
+	KUNIT_CASE(watchpol_test_posts),
 	KUNIT_CASE(watchpol_test_models),
 	KUNIT_CASE_PARAM(watchpol_test_post, post_gen_params),
 	KUNIT_CASE_PARAM(watchpol_test_watch, watch_gen_params),

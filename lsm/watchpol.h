@@ -7,6 +7,7 @@
 #define _SECURITY_WATCHPOL_WATCHPOL_H
 
 #include <linux/atomic.h>
+#include <linux/jump_label.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 
@@ -27,5 +28,9 @@ bool watchpol_policy_stale(int gen);
 /* Label re-resolutions done after LSM policy changes (stats). */
 extern atomic_long_t watchpol_label_resolves;
 void watchpol_set_policy(struct watchpol_policy *p);
+/* Consumers of post decisions (an open watchpol/log); process context. */
+DECLARE_STATIC_KEY_FALSE(watchpol_consumed);
+void watchpol_consumer_get(void);
+void watchpol_consumer_put(void);
 
 #endif /* _SECURITY_WATCHPOL_WATCHPOL_H */

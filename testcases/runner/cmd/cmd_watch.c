@@ -30,6 +30,7 @@
 #include "devices_util.h"
 #include "evidence.h"
 #include "vfs_util.h"
+#include "watchpol_util.h"
 #include "wl.h"
 
 #define MAX_FILTERS 8
@@ -469,7 +470,7 @@ static int parse_as(struct watch_opts *o, char *words)
 
 enum { OPT_RING = 256, OPT_AS, OPT_THEN, OPT_FILTER, OPT_NO_SUBTREE, OPT_ID, OPT_SIZE };
 
-static int watch_main(int argc, char **argv)
+static int watch_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "ring", no_argument, NULL, OPT_RING },
@@ -558,6 +559,21 @@ static int watch_main(int argc, char **argv)
 	r = read_records(fd, &o, false);
 	wl_wq_close(fd);
 	return r ? 1 : 0;
+}
+
+/*
+ * watchpol records post decisions only while its log is held open: hold it
+ * for the watch's lifetime, so that `wl policy log` shows this run's posts
+ * afterwards (without watchpol, or without CAP_MAC_ADMIN, nothing to hold).
+ */
+static int watch_main(int argc, char **argv)
+{
+	int log = open(WP_LOG, O_RDONLY | O_CLOEXEC);
+	int r = watch_run(argc, argv);
+
+	if (log >= 0)
+		close(log);
+	return r;
 }
 
 const struct wl_cmd wl_cmd_watch = {

@@ -134,22 +134,25 @@ bool wp_restore_policy(void)
 	return r == 0;
 }
 
+/* The log, held open from the first drain: see wp_drain_log(). */
+static int log_fd = -1;
+
 char *wp_drain_log(void)
 {
 	size_t size = 1 << 20, len = 0;
 	char *buf = malloc(size);
 	ssize_t n;
-	int fd;
 
 	if (!buf)
 		return NULL;
-	fd = open(WP_LOG, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	if (log_fd < 0)
+		log_fd = open(WP_LOG, O_RDONLY | O_CLOEXEC);
+	if (log_fd < 0) {
 		wl_diag("open %s: %s", WP_LOG, strerror(errno));
 		free(buf);
 		return NULL;
 	}
-	while ((n = read(fd, buf + len, size - 1 - len)) > 0) {
+	while ((n = read(log_fd, buf + len, size - 1 - len)) > 0) {
 		len += n;
 		if (len > (4 << 20))
 			break;
@@ -164,7 +167,13 @@ char *wp_drain_log(void)
 	}
 	if (n < 0)
 		wl_diag("read %s: %s", WP_LOG, strerror(errno));
-	close(fd);
 	buf[len] = '\0';
 	return buf;
+}
+
+void wp_log_detach(void)
+{
+	if (log_fd >= 0)
+		close(log_fd);
+	log_fd = -1;
 }

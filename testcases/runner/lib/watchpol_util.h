@@ -45,7 +45,11 @@ bool wp_restore_policy(void);
 /*
  * Read (and so consume) the decision log, up to 4 MiB: under an event
  * storm it never runs dry.  A malloc'd string, or NULL (diagnosed).
+ * The first call opens the log and keeps it open: watchpol records post
+ * decisions only while a reader holds it open (lsm/README.md), so every
+ * post from then on is in the next drain.  wp_log_detach() closes it.
  */
 char *wp_drain_log(void);
+void wp_log_detach(void);
 
 #endif /* WL_WATCHPOL_UTIL_H */

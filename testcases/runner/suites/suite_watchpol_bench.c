@@ -16,6 +16,13 @@
  *
  *	q1 = t(1 queue) - t(no queue)		q8 = (t(8 queues) - t(no queue)) / 8
  *
+ * Each block also times a reference operation, BENCH_BLOCK getppid()
+ * calls: no LSM hooks it and it posts nothing, so it moves only with the
+ * host's load and the guest's speed.  Every figure is also given in units
+ * of it (n1 = q1 / ref, n8 = q8 / ref, taken per round), and the goal
+ * ratios (harness/bench.sh) come from those: boots differ by the host's
+ * load more than by the effects measured.
+ *
  * Who: the runner (root) owns the keys, with View and Write for others.
  * The watches are set by a watcher child (uid 1000, the watcher label), so
  * every watch carries the watcher's creds.  The updates are made by a
@@ -23,11 +30,11 @@
  * configuration), so every post takes an LSM's cross-credential path:
  * Smack looks for a write rule from the triggerer's label to the
  * watcher's in the triggerer's rule list; watchpol finds the uids differ,
- * checks CAP_KILL (which lets its schaufler and strict DAC part allow the
- * post: the costliest way a cross-uid post is allowed) and searches its
- * post rules for the label pair.  watchpol evaluates every model on every
- * post (shadow evaluation), so its work is the same under none and strict,
- * bar the number of rules searched.
+ * looks its post rules up for the label pair and checks CAP_KILL (which
+ * lets its schaufler and strict DAC part allow the post: the costliest way
+ * a cross-uid post is allowed).  Under none watchpol returns at once;
+ * every model's verdict is evaluated and recorded only while a consumer
+ * holds watchpol/log open (the -consumer configurations).
  *
  * Noise: under TCG one run of one configuration says little, and the host's
  * load shows in every timing.  A round times 30 blocks per key and keeps
@@ -53,6 +60,14 @@
  *	watchpol-strict-1-rule		selinux: SELinux rejects the 99 made-up
  *					labels; the one real rule
  *	watchpol-strict-no-labels	plain: no labels, only the DAC part
+ * `make bench` (watchlab.bench=full on the command line) adds, so that
+ * each goal's comparison is made inside one boot:
+ *	watchpol-none-consumer		none, with watchpol/log held open
+ *	smack-lab-rules			also with watchpol (at none) in the boot
+ *	watchpol-strict-1-rule		smack: the pair's rule alone
+ *	watchpol-strict-10000-rules	smack: the 100 rules and 9900 more
+ *					between the bench labels
+ *	watchpol-strict-100-consumer	the 100 rules, with watchpol/log open
  * With watchpol in the boot, the Smack configurations run with its policy
  * at "default none" (watchpol=none in the BENCH line); without it, the
  * line says watchpol=absent.
@@ -68,6 +83,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,7 +103,7 @@
 #define BENCH_BLOCK 200
 #define BENCH_QSLOTS 256
 #define BENCH_NQ 8
-#define BENCH_MAX_CFGS 6
+#define BENCH_MAX_CFGS 8
 #define BENCH_MAX_ROUNDS 15
 #define BENCH_MAX_BLOCKS 30
 
@@ -95,9 +111,11 @@
 #define BENCH_SMACK_T "wlbT"
 #define BENCH_SMACK_OTHER "wlbX"
 #define BENCH_SMACK_RULES 100
+#define BENCH_MANY_RULES 10000
 #define SMACK_FLOOR "_"
 
-enum { K0, K1, K8, NKEYS };
+/* What a block times: the three keys' updates, then the reference. */
+enum { K0, K1, K8, NKEYS, REF = NKEYS, NTIMED };
 
 /*
  * What every configuration of a boot posts to: the same keys and queues,
@@ -112,19 +130,20 @@ struct bench_obj {
 struct bench_cfg {
 	char name[48];
 	const char *watchpol;	/* "absent", "none" or "strict" */
+	bool consumer;		/* hold watchpol/log open during its rounds */
 	char t_label[128];	/* the triggerer's label; "" in plain */
 	bool same_label;	/* the triggerer has the watcher's label */
 	char *policy;		/* watchpol policy for its rounds; NULL: none */
 	char *control;		/* strict: the policy less the pair's rule */
 	const struct bench_obj *o;
 	char t_seen[128];	/* the triggerer's label, as it read it */
-	uint64_t ticks[BENCH_MAX_ROUNDS][BENCH_MAX_BLOCKS][NKEYS];
+	uint64_t ticks[BENCH_MAX_ROUNDS][BENCH_MAX_BLOCKS][NTIMED];
 };
 
 /* What the triggerer sends after each block. */
 struct bench_msg {
 	int err;		/* errno of a failed update, else 0 */
-	uint64_t ticks[NKEYS];
+	uint64_t ticks[NTIMED];
 };
 
 struct bench {
@@ -133,6 +152,7 @@ struct bench {
 	struct bench_obj o;
 	struct bench_cfg cfg[BENCH_MAX_CFGS];
 	unsigned int ncfg, rounds, blocks;
+	bool full;		/* watchlab.bench=full: `make bench` */
 };
 
 static bool lsm_active(const struct bench *b, const char *name)
@@ -198,6 +218,38 @@ static char *strict_policy(const char *t, const char *w, bool with_pair, bool ot
 	return p;
 }
 
+/*
+ * strict with n post rules: the 100 of strict_policy() for t, then pairs
+ * between the other bench labels (each one a distinct resolved pair) up to
+ * n.  Returns a malloc'd text.
+ */
+static char *many_policy(const char *t, const char *w, bool with_pair, unsigned int n)
+{
+	char *head = strict_policy(t, w, with_pair, true), *p;
+	char labels[BENCH_SMACK_RULES + 2][128];
+	unsigned int nl = 0, have = BENCH_SMACK_RULES;
+	size_t size = (size_t)n * 64 + 16384, pos;
+
+	if (!head)
+		return NULL;
+	p = malloc(size);
+	if (!p) {
+		free(head);
+		return NULL;
+	}
+	pos = snprintf(p, size, "%s", head);
+	free(head);
+	for (int i = 0; i < BENCH_SMACK_RULES - 2; i++)
+		snprintf(labels[nl++], sizeof(labels[0]), BENCH_SMACK_OTHER "%d", i);
+	snprintf(labels[nl++], sizeof(labels[0]), "%s", BENCH_SMACK_T);
+	snprintf(labels[nl++], sizeof(labels[0]), "%s", SMACK_FLOOR);
+	snprintf(labels[nl++], sizeof(labels[0]), "%s", w);
+	for (unsigned int a = 0; a < nl && have < n; a++)
+		for (unsigned int b = 0; b < nl && have < n; b++, have++)
+			pos += snprintf(p + pos, size - pos, "post %s %s\n", labels[a], labels[b]);
+	return p;
+}
+
 /* ---- the configurations ---- */
 
 /* A configuration; policy (copied) is watchpol's for its rounds, or NULL. */
@@ -217,6 +269,51 @@ static struct bench_cfg *add_cfg(struct bench *b, const char *name, const char *
 		return NULL;
 	}
 	return c;
+}
+
+/* "unresolved_rules" from watchpol's stats, or -1. */
+static long unresolved_rules(void)
+{
+	static char buf[8192];
+	const char *p;
+
+	if (wl_try_read(WP_STATS, buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "\nunresolved_rules ");
+	return p ? strtol(p + strlen("\nunresolved_rules "), NULL, 10) : -1;
+}
+
+/*
+ * make bench, Smack: strict with the pair's rule alone, with 10000 rules,
+ * and with the 100 rules and a consumer; the 10000 must all resolve.
+ */
+static int extra_strict(struct bench *b, const struct bench_cfg *c100,
+			const char *t_label)
+{
+	struct bench_cfg *c1, *cn, *cc;
+	long u;
+	int r;
+
+	c1 = add_cfg(b, "watchpol-strict-1-rule", "strict", t_label, NULL);
+	cn = add_cfg(b, "watchpol-strict-10000-rules", "strict", t_label, NULL);
+	cc = add_cfg(b, "watchpol-strict-100-consumer", "strict", t_label, c100->policy);
+	if (!c1 || !cn || !cc)
+		return -1;
+	cc->consumer = true;
+	c1->policy = strict_policy(t_label, b->w_label, true, false);
+	c1->control = strict_policy(t_label, b->w_label, false, false);
+	cn->policy = many_policy(t_label, b->w_label, true, BENCH_MANY_RULES);
+	cn->control = many_policy(t_label, b->w_label, false, BENCH_MANY_RULES);
+	if (!c1->policy || !c1->control || !cn->policy || !cn->control || !cc->policy)
+		return -1;
+	r = wp_write_policy_str(cn->policy);
+	u = r ? -1 : unresolved_rules();
+	if (r || u) {
+		wl_diag("bench: the %u-rule policy: %s, %ld rules unresolved",
+			BENCH_MANY_RULES, strerror(-r), u);
+		return -1;
+	}
+	return 0;
 }
 
 /* The configurations this boot offers; 0, or -1 (diagnosed). */
@@ -246,15 +343,23 @@ static int plan(struct bench *b)
 	if (smack) {
 		if (smack_bench_rules(b->w_label) ||
 		    !add_cfg(b, "smack-same-label", wp_smack, b->w_label, none) ||
-		    (!wp && !add_cfg(b, "smack-lab-rules", "absent", t_label, NULL)) ||
+		    ((!wp || b->full) &&
+		     !add_cfg(b, "smack-lab-rules", wp_smack, t_label, none)) ||
 		    !add_cfg(b, "smack-100-rules", wp_smack, BENCH_SMACK_T, none))
 			return -1;
 	}
 	if (!wp)
 		return 0;
 
-	if (!add_cfg(b, "watchpol-none", "none", t_label, none))
+	/* With Smack and full, smack-lab-rules is this configuration. */
+	if (!(smack && b->full) && !add_cfg(b, "watchpol-none", "none", t_label, none))
 		return -1;
+	if (!smack && b->full) {
+		c = add_cfg(b, "watchpol-none-consumer", "none", t_label, none);
+		if (!c)
+			return -1;
+		c->consumer = true;
+	}
 	/* Its policy is set below: which rules it can have depends on the LSM. */
 	c = add_cfg(b, "watchpol-strict-100-rules", "strict", t_label, NULL);
 	if (!b->w_label[0]) {
@@ -268,6 +373,8 @@ static int plan(struct bench *b)
 	if (!c->policy || !c->control)
 		return -1;
 	r = wp_write_policy_str(c->policy);
+	if (!r && b->full && smack && extra_strict(b, c, t_label))
+		return -1;
 	if (r == -EINVAL) {
 		/* SELinux rejects labels its policy does not define. */
 		snprintf(c->name, sizeof(c->name), "watchpol-strict-1-rule");
@@ -439,6 +546,13 @@ static int triggerer(const struct bench_cfg *c, int sock, unsigned int blocks,
 			}
 			m.ticks[k] = __rdtsc() - t0;
 		}
+		if (!m.err) {
+			uint64_t t0 = __rdtsc();
+
+			for (unsigned int i = 0; i < per_block; i++)
+				syscall(SYS_getppid);
+			m.ticks[REF] = __rdtsc() - t0;
+		}
 		if (send(sock, &m, sizeof(m), 0) != sizeof(m) || m.err)
 			return 1;
 		if (recv(sock, &go, 1, 0) != 1)
@@ -454,7 +568,7 @@ static int triggerer(const struct bench_cfg *c, int sock, unsigned int blocks,
  * ticks per key.
  */
 static int run_round(struct bench_cfg *c, unsigned int blocks, unsigned int per_block,
-		     unsigned int want, uint64_t (*ticks)[NKEYS])
+		     unsigned int want, uint64_t (*ticks)[NTIMED])
 {
 	int sv[2], status, bad = 0;
 	struct bench_msg m;
@@ -595,27 +709,56 @@ static struct spread spread_of(double *v, unsigned int n)
 static void report(const struct bench *b, const struct bench_cfg *c, double ns_per_tick)
 {
 	double upd[BENCH_MAX_ROUNDS], q1[BENCH_MAX_ROUNDS], q8[BENCH_MAX_ROUNDS];
+	double ref[BENCH_MAX_ROUNDS], n1[BENCH_MAX_ROUNDS], n8[BENCH_MAX_ROUNDS];
 	double f = ns_per_tick / BENCH_BLOCK;
-	struct spread u, s1, s8;
+	struct spread u, s1, s8, sr, sn1, sn8;
 
 	for (unsigned int r = 0; r < b->rounds; r++) {
-		uint64_t best[NKEYS] = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
+		uint64_t best[NTIMED];
 
+		for (int i = 0; i < NTIMED; i++)
+			best[i] = UINT64_MAX;
 		for (unsigned int k = 0; k < b->blocks; k++)
-			for (int i = 0; i < NKEYS; i++)
+			for (int i = 0; i < NTIMED; i++)
 				if (c->ticks[r][k][i] < best[i])
 					best[i] = c->ticks[r][k][i];
 		upd[r] = best[K0] * f;
 		q1[r] = ((double)best[K1] - (double)best[K0]) * f;
 		q8[r] = ((double)best[K8] - (double)best[K0]) * f / BENCH_NQ;
+		ref[r] = best[REF] * f;
+		n1[r] = q1[r] / ref[r];
+		n8[r] = q8[r] / ref[r];
 	}
 	u = spread_of(upd, b->rounds);
 	s1 = spread_of(q1, b->rounds);
 	s8 = spread_of(q8, b->rounds);
-	wl_diag("BENCH profile=%s lsm=%s config=%s watchpol=%s t=%s w=%s rounds=%u blocks=%u updates=%u update_ns=%.0f per_event_per_queue_ns q1=%.0f q8=%.0f q1_p25=%.0f q1_p75=%.0f q8_p25=%.0f q8_p75=%.0f q1_min=%.0f q1_max=%.0f q8_min=%.0f q8_max=%.0f",
+	sr = spread_of(ref, b->rounds);
+	sn1 = spread_of(n1, b->rounds);
+	sn8 = spread_of(n8, b->rounds);
+	wl_diag("BENCH profile=%s lsm=%s config=%s watchpol=%s t=%s w=%s rounds=%u blocks=%u updates=%u update_ns=%.0f per_event_per_queue_ns q1=%.0f q8=%.0f q1_p25=%.0f q1_p75=%.0f q8_p25=%.0f q8_p75=%.0f q1_min=%.0f q1_max=%.0f q8_min=%.0f q8_max=%.0f ref_ns=%.1f per_ref n1=%.3f n8=%.3f n8_p25=%.3f n8_p75=%.3f",
 		wl_profile(), b->lsm, c->name, c->watchpol, c->t_seen, c->o->w_seen,
 		b->rounds, b->blocks, BENCH_BLOCK, u.med, s1.med, s8.med, s1.p25, s1.p75,
-		s8.p25, s8.p75, s1.min, s1.max, s8.min, s8.max);
+		s8.p25, s8.p75, s1.min, s1.max, s8.min, s8.max, sr.med, sn1.med, sn8.med,
+		sn8.p25, sn8.p75);
+}
+
+/* A timed round, with watchpol/log held open for a consumer configuration. */
+static int run_timed(struct bench_cfg *c, const struct bench *b,
+		     uint64_t (*ticks)[NTIMED])
+{
+	int fd = -1, r;
+
+	if (c->consumer) {
+		fd = open(WP_LOG, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			wl_diag("bench %s: open %s: %s", c->name, WP_LOG, strerror(errno));
+			return -1;
+		}
+	}
+	r = run_round(c, b->blocks, BENCH_BLOCK, BENCH_BLOCK, ticks);
+	if (fd >= 0)
+		close(fd);
+	return r;
 }
 
 static int measure(struct bench *b)
@@ -639,8 +782,7 @@ static int measure(struct bench *b)
 		for (unsigned int i = 0; i < b->ncfg; i++) {
 			struct bench_cfg *c = &b->cfg[i];
 
-			if (load(c, c->policy) ||
-			    run_round(c, b->blocks, BENCH_BLOCK, BENCH_BLOCK, c->ticks[r]))
+			if (load(c, c->policy) || run_timed(c, b, c->ticks[r]))
 				return -1;
 		}
 	}
@@ -649,6 +791,16 @@ static int measure(struct bench *b)
 	for (unsigned int i = 0; i < b->ncfg; i++)
 		report(b, &b->cfg[i], ns_per_tick);
 	return 0;
+}
+
+/* `make bench` boots with watchlab.bench=full: all the configurations. */
+static bool full_run(void)
+{
+	char cmdline[4096];
+
+	if (wl_try_read("/proc/cmdline", cmdline, sizeof(cmdline)) <= 0)
+		return false;
+	return strstr(cmdline, "watchlab.bench=full") != NULL;
 }
 
 static enum wl_result bench_post_cost(void)
@@ -665,6 +817,9 @@ static enum wl_result bench_post_cost(void)
 		  "sched_setaffinity: %s", strerror(errno));
 	for (int i = 0; i <= BENCH_NQ; i++)
 		b.o.q[i] = -1;
+	b.full = full_run();
+	/* Posts are recorded while the log is open: measure without that. */
+	wp_log_detach();
 	b.rounds = wl_debug_kernel() ? 3 : BENCH_MAX_ROUNDS;
 	b.blocks = wl_debug_kernel() ? 1 : BENCH_MAX_BLOCKS;
 	if (wp) {
