@@ -14,6 +14,10 @@ shift
 # (`make test` runs two steps at a time), which they could not join anyway.
 unset MAKEFLAGS MFLAGS
 mkdir -p "$obj"
+# A configuration left half done (an interrupted run, an option that did not
+# stick) must not look up to date to make: only a finished one stays.
+trap 'rm -f "$obj/.config"' EXIT
+trap 'exit 1' INT TERM HUP
 echo "watchlab: configuring $(basename "$obj") from tinyconfig + kvm_guest.config + $(for f in "$@"; do basename "$f"; done | tr '\n' ' ')"
 make -s -C "$tree" O="$obj" tinyconfig >/dev/null
 "$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
@@ -51,3 +55,4 @@ for opt in "${order[@]}"; do
 	fi
 done
 [ "$bad" -eq 0 ] || { echo "watchlab: fix the dependencies of the options above" >&2; exit 1; }
+trap - EXIT
