@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mount_counts.h - the notification counters of kernel-patches 0023:
+ * listmount() the caller's namespace, and statmount() a mount's own
+ * counter and its superblock's.  Used by suite_recovery.c (a watcher
+ * recovering from a lost record) and by the counter scenarios (a bystander
+ * reading them).
+ */
+#ifndef WL_MOUNT_COUNTS_H
+#define WL_MOUNT_COUNTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct wl_mount_counts {
+	uint64_t mnt_id;	/* the 64-bit unique ID (statx STATX_MNT_ID_UNIQUE) */
+	uint64_t sb_dev;	/* makedev(sb_dev_major, sb_dev_minor): st_dev */
+	uint64_t mnt_count;	/* mount notifications about this mount */
+	uint64_t sb_count;	/* superblock notifications about its superblock */
+};
+
+/*
+ * The unique IDs of every mount in the caller's mount namespace, at most
+ * max of them, in ascending order: their number, or -1 with errno set
+ * (ENOSPC if there are more than max).
+ */
+int wl_listmount(uint64_t *ids, size_t max);
+
+/*
+ * Read a mount's counters.  0; or -1 with errno set by statmount(), or
+ * EOPNOTSUPP if the kernel did not return both counters.
+ */
+int wl_mount_counts(uint64_t mnt_id, struct wl_mount_counts *out);
+
+/* The counters of the mount at path (its unique ID via statx). */
+int wl_mount_counts_at(const char *path, struct wl_mount_counts *out);
+
+#endif /* WL_MOUNT_COUNTS_H */
