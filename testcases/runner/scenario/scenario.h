@@ -81,6 +81,13 @@ struct scn_action {
 	void (*restore)(struct scn_ctx *c);	/* undo what prepare or act changed */
 };
 
+/* How the watcher party learns of the action (the "observe" keyword). */
+enum scn_observe {
+	SCN_OBSERVE_WATCH,	/* a watch on a queue: the record arrives or not */
+	SCN_OBSERVE_READ,	/* a key's payload, read before and after */
+	SCN_OBSERVE_COUNT,	/* statmount()'s notification counter, before and after */
+};
+
 struct scenario {
 	char name[SCN_NAME_MAX];
 	const char *file;
@@ -97,11 +104,14 @@ struct scenario {
 	unsigned int ev_subtype;	/* the record checked (action's, or "event") */
 	bool perm_drop;		/* the owner withdraws the watcher's View after the watch */
 	/*
-	 * W reads O (a key's payload) before and after the action instead of
-	 * watching it: the channel through the object itself, the control
-	 * for a notification row.
+	 * How W learns of the action.  SCN_OBSERVE_READ: W reads O (a key's
+	 * payload) before and after the action instead of watching it, the
+	 * channel through the object itself, the control for a notification
+	 * row.  SCN_OBSERVE_COUNT: W reads O's notification counter with
+	 * statmount() (kernel-patches 0023) before and after, the channel the
+	 * recovery counters open beside the notifications.
 	 */
-	bool observe_read;
+	enum scn_observe observe;
 	/*
 	 * "watch-via trigger": W reaches the object through /proc/T/root, in
 	 * the mount namespace T made for itself, where T also makes the

@@ -489,10 +489,18 @@ static int parse_field(struct parser *p, char **tok, int ntok, struct scenario *
 						SCN_V_FPUT_OFF, &s->variants)
 				 : fail(p, "fput: on, off or both");
 	if (strcmp(kw, "observe") == 0) {
-		if (rest != 1 || (strcmp(tok[1], "watch") && strcmp(tok[1], "read")))
-			return fail(p, "observe: want watch or read");
-		s->observe_read = strcmp(tok[1], "read") == 0;
-		return 0;
+		static const char *const how[] = {
+			[SCN_OBSERVE_WATCH] = "watch",
+			[SCN_OBSERVE_READ] = "read",
+			[SCN_OBSERVE_COUNT] = "count",
+		};
+
+		for (size_t i = 0; rest == 1 && i < sizeof(how) / sizeof(how[0]); i++)
+			if (strcmp(tok[1], how[i]) == 0) {
+				s->observe = i;
+				return 0;
+			}
+		return fail(p, "observe: want watch, read or count");
 	}
 	if (strcmp(kw, "kernel-events") == 0) {
 		if (rest != 1 || (strcmp(tok[1], "allow") && strcmp(tok[1], "deny")))
@@ -544,10 +552,19 @@ static int finish(struct parser *p, struct scn_set *set, struct scenario *s)
 			    "and only with it", s->name);
 	if (s->source == SCN_KEY && !s->owner.set)
 		return fail(p, "scenario %s: a key object needs an owner", s->name);
-	if (s->observe_read && (s->source != SCN_KEY || s->setter.set ||
+	if (s->observe == SCN_OBSERVE_READ && (s->source != SCN_KEY || s->setter.set ||
 				strcmp(s->action->name, "update")))
 		return fail(p, "scenario %s: 'observe read' goes with source key, action "
 			    "update and no setter", s->name);
+	if (s->observe == SCN_OBSERVE_COUNT &&
+	    (s->setter.set || s->owner.set || s->watch_via_trigger ||
+	     !((s->source == SCN_MOUNT && !strcmp(s->object, "mount") &&
+		(!strcmp(s->action->name, "remount-ro") ||
+		 !strcmp(s->action->name, "setattr"))) ||
+	       (s->source == SCN_SB && strncmp(s->object, "sb", 2) == 0))))
+		return fail(p, "scenario %s: 'observe count' goes with a mount object and "
+			    "action remount-ro or setattr, or an sb object; no owner, "
+			    "setter or watch-via", s->name);
 	if (s->watch_via_trigger &&
 	    (!s->trigger.mntns || s->setter.set || s->owner.set ||
 	     (strcmp(s->object, "mount") && strcmp(s->object, "sb"))))

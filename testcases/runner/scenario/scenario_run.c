@@ -32,6 +32,7 @@
 
 #include "fdpass.h"
 #include "label.h"
+#include "mount_counts.h"
 #include "request_key.h"
 #include "scenario_run.h"
 #include "vfs_util.h"
@@ -292,6 +293,45 @@ static int reader_main(struct scn_ctx *c, int sock)
 	return send_msg(sock, MSG_RESULT, 0, 1, 0, -1);
 }
 
+/*
+ * The watcher of an "observe count" row: read the object's notification
+ * counter with statmount() (the submount a/'s own for a mount object, the
+ * superblock's for an sb object), say ready (or refused), and read it again
+ * once the triggerer is done: a counter that moved tells W that T acted,
+ * with no watch and no notification hook in the way.
+ */
+static int counter_main(struct scn_ctx *c, int sock)
+{
+	bool sb = c->s->source == SCN_SB;
+	struct wl_mount_counts before, after;
+	char path[160];
+	struct msg m;
+	int err;
+
+	snprintf(path, sizeof(path), "%s%s", c->dir, sb ? "" : "/a");
+	err = wl_mount_counts_at(path, &before) ? errno : 0;
+	if (err && err != EACCES && err != EPERM)
+		wl_diag("watcher: statmount %s: %s", path, strerror(err));
+	if (send_msg(sock, MSG_READY, err, 0, 0, -1))
+		return -1;
+	if (err)
+		return 0;	/* refused: the runner records "blocked" */
+	if (recv_msg(sock, MSG_GO, &m, NULL))
+		return -1;
+	if (wl_mount_counts_at(path, &after)) {
+		wl_diag("watcher: statmount %s again: %s", path, strerror(errno));
+		return -1;
+	}
+	wl_diag("watcher: %s counter of %s: %llu -> %llu", sb ? "superblock" : "mount", path,
+		(unsigned long long)(sb ? before.sb_count : before.mnt_count),
+		(unsigned long long)(sb ? after.sb_count : after.mnt_count));
+	if (sb ? after.sb_count == before.sb_count : after.mnt_count == before.mnt_count) {
+		wl_diag("watcher: the action left the counter as it was");
+		return -1;
+	}
+	return send_msg(sock, MSG_RESULT, 0, 1, 0, -1);
+}
+
 /* The watcher: open the queue, set the fence, set (or hand over) the watch. */
 static int watcher_main(struct scn_ctx *c, int sock)
 {
@@ -528,6 +568,19 @@ static int kernel_trigger(struct proc *owner)
 	return 0;
 }
 
+/* What the watcher party runs: how it observes the action. */
+static int (*observer_main(const struct scenario *s))(struct scn_ctx *, int)
+{
+	switch (s->observe) {
+	case SCN_OBSERVE_READ:
+		return reader_main;
+	case SCN_OBSERVE_COUNT:
+		return counter_main;
+	default:
+		return watcher_main;
+	}
+}
+
 static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, int *watch_err)
 {
 	const struct scenario *s = c->s;
@@ -548,7 +601,7 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 	}
 	if (s->watch_via_trigger && start_trigger_first(c, &t))
 		goto out;
-	if (proc_start(&w, c, &s->watcher, s->observe_read ? reader_main : watcher_main))
+	if (proc_start(&w, c, &s->watcher, observer_main(s)))
 		goto out;
 	werr = set_watch(c, &w, &setter);
 	if (werr < 0)
@@ -701,7 +754,7 @@ int scn_run_cell(const struct scenario *s, unsigned int variant, const char *pro
 	cell->got = scn_run(s, variant, ev, &cell->watch_err);
 	wl_evidence_end(ev);
 	if (cell->got == SCN_BLOCKED) {
-		cell->explained = wl_evidence_blocked(ev, s->observe_read ? "read" : "watch",
+		cell->explained = wl_evidence_blocked(ev, s->observe == SCN_OBSERVE_WATCH ? "watch" : "read",
 						      cell->watch_err,
 						      wl_evidence_type_name(s->action->type),
 						      s->ev_subtype, cell->where,
