@@ -5,6 +5,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -91,4 +93,73 @@ int wl_mount_counts_at(const char *path, struct wl_mount_counts *out)
 		return -1;
 	}
 	return wl_mount_counts(stx.stx_mnt_id, out);
+}
+
+/* A mount's counters and, into buf, its mount point; 0 or -1 with errno. */
+static int counts_and_point(uint64_t mnt_id, struct statmount *sm, size_t size,
+			    struct wl_mount_counts *out)
+{
+	struct mnt_id_req req = {
+		.size = MNT_ID_REQ_SIZE_VER0,
+		.mnt_id = mnt_id,
+		.param = STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | STATMOUNT_MNT_POINT |
+			 WL_COUNT_MASK,
+	};
+
+	if (syscall(__NR_statmount, &req, sm, size, 0))
+		return -1;
+	if ((sm->mask & (WL_COUNT_MASK | STATMOUNT_MNT_POINT)) !=
+	    (WL_COUNT_MASK | STATMOUNT_MNT_POINT)) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	out->mnt_id = mnt_id;
+	out->sb_dev = makedev(sm->sb_dev_major, sm->sb_dev_minor);
+	out->mnt_count = sm->mnt_notify_count;
+	out->sb_count = sm->sb_notify_count;
+	return 0;
+}
+
+int wl_mount_counts_by_point(const char *path, struct wl_mount_counts *out)
+{
+	enum { MAX_IDS = 512, SM_SIZE = 8192 };
+	uint64_t *ids = calloc(MAX_IDS, sizeof(*ids));
+	struct statmount *sm = malloc(SM_SIZE);
+	int n, found = 0, err = ENOENT;
+
+	if (!ids || !sm) {
+		err = ENOMEM;
+		goto out;
+	}
+	n = wl_listmount(ids, MAX_IDS);
+	if (n < 0) {
+		err = errno;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		struct wl_mount_counts c;
+
+		if (counts_and_point(ids[i], sm, SM_SIZE, &c)) {
+			/* Another mount refused or gone: not the one asked for. */
+			if (errno != ENOENT && errno != EACCES && errno != EPERM) {
+				err = errno;
+				found = 0;
+				goto out;
+			}
+			if (errno != ENOENT)
+				err = errno;
+			continue;
+		}
+		if (strcmp(sm->str + sm->mnt_point, path) == 0) {
+			*out = c;
+			found = 1;
+		}
+	}
+out:
+	free(ids);
+	free(sm);
+	if (found)
+		return 0;
+	errno = err;
+	return -1;
 }

@@ -35,4 +35,13 @@ int wl_mount_counts(uint64_t mnt_id, struct wl_mount_counts *out);
 /* The counters of the mount at path (its unique ID via statx). */
 int wl_mount_counts_at(const char *path, struct wl_mount_counts *out);
 
+/*
+ * The counters of the mount whose mount point is path, found as a
+ * bystander would: listmount() and statmount(STATMOUNT_MNT_POINT), never
+ * touching the mount's own inodes (statx would need search and getattr on
+ * them, which an LSM may refuse where statmount() is allowed).  The last
+ * mount on path wins.  0; or -1 with errno set (ENOENT: no such mount).
+ */
+int wl_mount_counts_by_point(const char *path, struct wl_mount_counts *out);
+
 #endif /* WL_MOUNT_COUNTS_H */

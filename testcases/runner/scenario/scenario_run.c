@@ -309,7 +309,7 @@ static int counter_main(struct scn_ctx *c, int sock)
 	int err;
 
 	snprintf(path, sizeof(path), "%s%s", c->dir, sb ? "" : "/a");
-	err = wl_mount_counts_at(path, &before) ? errno : 0;
+	err = wl_mount_counts_by_point(path, &before) ? errno : 0;
 	if (err && err != EACCES && err != EPERM)
 		wl_diag("watcher: statmount %s: %s", path, strerror(err));
 	if (send_msg(sock, MSG_READY, err, 0, 0, -1))
@@ -318,7 +318,7 @@ static int counter_main(struct scn_ctx *c, int sock)
 		return 0;	/* refused: the runner records "blocked" */
 	if (recv_msg(sock, MSG_GO, &m, NULL))
 		return -1;
-	if (wl_mount_counts_at(path, &after)) {
+	if (wl_mount_counts_by_point(path, &after)) {
 		wl_diag("watcher: statmount %s again: %s", path, strerror(errno));
 		return -1;
 	}
