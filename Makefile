@@ -168,6 +168,16 @@ $(KSELFTEST): $(TREE_KEY) $(UAPI)/.stamp
 	@gcc -std=gnu11 -O2 -Wall -static -isystem $(UAPI)/include -o $@ \
 		$(B)/linux/tools/testing/selftests/watch_queue/watch_queue_test.c
 
+# The kernel's sample program (samples/watch_queue/watch_test.c, extended by
+# kernel-patches 0024), from the patched tree; suite_sample runs it in every
+# boot and checks what it prints.
+SAMPLE := $(GUEST)/watch_test
+$(SAMPLE): $(TREE_KEY) $(UAPI)/.stamp
+	@mkdir -p $(GUEST)
+	@echo "watchlab: building the watch_queue sample"
+	@gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -isystem $(UAPI)/include -o $@ \
+		$(B)/linux/samples/watch_queue/watch_test.c
+
 # The SELinux policy loader the guest init runs in the selinux profile.
 $(GUEST)/wl-selinux-load: testcases/tools/wl-selinux-load.c
 	@mkdir -p $(GUEST)
@@ -179,11 +189,11 @@ $(SEPOLICY): $(wildcard policy/selinux/*) harness/selinux-policy.sh $(TREE_KEY) 
 	@mkdir -p $(dir $@)
 	@harness/selinux-policy.sh $(LAB_OBJ) $@
 
-$(INITRD): $(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST) $(SEPOLICY) images/init.sh \
+$(INITRD): $(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST) $(SAMPLE) $(SEPOLICY) images/init.sh \
 		harness/initramfs.sh $(POLICY_FILES) $(SCENARIO_FILES) $(WALKTHROUGH_FILES)
 	@echo "watchlab: packing the initramfs"
 	@harness/initramfs.sh $@ /etc/watchlab/selinux/policy.bin=$(SEPOLICY) \
-		$(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST)
+		$(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST) $(SAMPLE)
 
 guest: $(INITRD)
 
