@@ -60,26 +60,38 @@ int wl_listmount(uint64_t *ids, size_t max)
 	}
 }
 
-int wl_mount_counts(uint64_t mnt_id, struct wl_mount_counts *out)
+/*
+ * statmount() mnt_id into sm (size bytes, room for the strings asked for)
+ * with want, and its counters into out; 0, or -1 with errno set
+ * (EOPNOTSUPP: the kernel did not return everything asked for).
+ */
+static int stat_counts(uint64_t mnt_id, uint64_t want, struct statmount *sm, size_t size,
+		       struct wl_mount_counts *out)
 {
 	struct mnt_id_req req = {
 		.size = MNT_ID_REQ_SIZE_VER0,
 		.mnt_id = mnt_id,
-		.param = STATMOUNT_SB_BASIC | WL_COUNT_MASK,
+		.param = STATMOUNT_SB_BASIC | WL_COUNT_MASK | want,
 	};
-	struct statmount sm;
 
-	if (syscall(__NR_statmount, &req, &sm, sizeof(sm), 0))
+	if (syscall(__NR_statmount, &req, sm, size, 0))
 		return -1;
-	if ((sm.mask & WL_COUNT_MASK) != WL_COUNT_MASK) {
+	if ((sm->mask & (WL_COUNT_MASK | want)) != (WL_COUNT_MASK | want)) {
 		errno = EOPNOTSUPP;
 		return -1;
 	}
 	out->mnt_id = mnt_id;
-	out->sb_dev = makedev(sm.sb_dev_major, sm.sb_dev_minor);
-	out->mnt_count = sm.mnt_notify_count;
-	out->sb_count = sm.sb_notify_count;
+	out->sb_dev = makedev(sm->sb_dev_major, sm->sb_dev_minor);
+	out->mnt_count = sm->mnt_notify_count;
+	out->sb_count = sm->sb_notify_count;
 	return 0;
+}
+
+int wl_mount_counts(uint64_t mnt_id, struct wl_mount_counts *out)
+{
+	struct statmount sm;
+
+	return stat_counts(mnt_id, 0, &sm, sizeof(sm), out);
 }
 
 int wl_mount_counts_at(const char *path, struct wl_mount_counts *out)
@@ -93,31 +105,6 @@ int wl_mount_counts_at(const char *path, struct wl_mount_counts *out)
 		return -1;
 	}
 	return wl_mount_counts(stx.stx_mnt_id, out);
-}
-
-/* A mount's counters and, into buf, its mount point; 0 or -1 with errno. */
-static int counts_and_point(uint64_t mnt_id, struct statmount *sm, size_t size,
-			    struct wl_mount_counts *out)
-{
-	struct mnt_id_req req = {
-		.size = MNT_ID_REQ_SIZE_VER0,
-		.mnt_id = mnt_id,
-		.param = STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | STATMOUNT_MNT_POINT |
-			 WL_COUNT_MASK,
-	};
-
-	if (syscall(__NR_statmount, &req, sm, size, 0))
-		return -1;
-	if ((sm->mask & (WL_COUNT_MASK | STATMOUNT_MNT_POINT)) !=
-	    (WL_COUNT_MASK | STATMOUNT_MNT_POINT)) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	out->mnt_id = mnt_id;
-	out->sb_dev = makedev(sm->sb_dev_major, sm->sb_dev_minor);
-	out->mnt_count = sm->mnt_notify_count;
-	out->sb_count = sm->sb_notify_count;
-	return 0;
 }
 
 int wl_mount_counts_by_point(const char *path, struct wl_mount_counts *out)
@@ -139,7 +126,7 @@ int wl_mount_counts_by_point(const char *path, struct wl_mount_counts *out)
 	for (int i = 0; i < n; i++) {
 		struct wl_mount_counts c;
 
-		if (counts_and_point(ids[i], sm, SM_SIZE, &c)) {
+		if (stat_counts(ids[i], STATMOUNT_MNT_POINT, sm, SM_SIZE, &c)) {
 			/* Another mount refused or gone: not the one asked for. */
 			if (errno != ENOENT && errno != EACCES && errno != EPERM) {
 				err = errno;
