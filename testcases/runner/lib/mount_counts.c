@@ -7,8 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -18,10 +16,6 @@
 
 #if !defined(STATMOUNT_MNT_NOTIFY_COUNT) || !defined(STATMOUNT_SB_NOTIFY_COUNT)
 #error "build against the patched kernel's UAPI headers (kernel-patches 0023)"
-#endif
-
-#ifndef STATX_MNT_ID_UNIQUE
-#define STATX_MNT_ID_UNIQUE 0x00004000U
 #endif
 
 #define WL_COUNT_MASK (STATMOUNT_MNT_NOTIFY_COUNT | STATMOUNT_SB_NOTIFY_COUNT)
@@ -92,19 +86,6 @@ int wl_mount_counts(uint64_t mnt_id, struct wl_mount_counts *out)
 	struct statmount sm;
 
 	return stat_counts(mnt_id, 0, &sm, sizeof(sm), out);
-}
-
-int wl_mount_counts_at(const char *path, struct wl_mount_counts *out)
-{
-	struct statx stx;
-
-	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID_UNIQUE, &stx))
-		return -1;
-	if (!(stx.stx_mask & STATX_MNT_ID_UNIQUE)) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	return wl_mount_counts(stx.stx_mnt_id, out);
 }
 
 int wl_mount_counts_by_point(const char *path, struct wl_mount_counts *out)

@@ -32,9 +32,6 @@ int wl_listmount(uint64_t *ids, size_t max);
  */
 int wl_mount_counts(uint64_t mnt_id, struct wl_mount_counts *out);
 
-/* The counters of the mount at path (its unique ID via statx). */
-int wl_mount_counts_at(const char *path, struct wl_mount_counts *out);
-
 /*
  * The counters of the mount whose mount point is path, found as a
  * bystander would: listmount() and statmount(STATMOUNT_MNT_POINT), never

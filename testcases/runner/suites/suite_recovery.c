@@ -351,16 +351,16 @@ static enum wl_result count_unwatched(void)
 
 	rec_path(path, sizeof(path), "m", M_SETATTR);
 	rec_path(bpath, sizeof(bpath), "b", M_SBSHARED);
-	WL_EXPECT(wl_mount_counts_at(path, &m0) == 0, "statmount %s: %s", path,
+	WL_EXPECT(wl_mount_counts(wl_mnt_id(path, true), &m0) == 0, "statmount %s: %s", path,
 		  strerror(errno));
-	WL_EXPECT(wl_mount_counts_at(bpath, &b0) == 0, "statmount %s: %s", bpath,
+	WL_EXPECT(wl_mount_counts(wl_mnt_id(bpath, true), &b0) == 0, "statmount %s: %s", bpath,
 		  strerror(errno));
 	WL_EXPECT(set_rdonly(path, true) == 0, "mount_setattr");
 	WL_EXPECT(mount(NULL, bpath, NULL, MS_REMOUNT | MS_RDONLY, NULL) == 0,
 		  "remount ro: %s", strerror(errno));
-	WL_EXPECT(wl_mount_counts_at(path, &m1) == 0, "statmount %s: %s", path,
+	WL_EXPECT(wl_mount_counts(wl_mnt_id(path, true), &m1) == 0, "statmount %s: %s", path,
 		  strerror(errno));
-	WL_EXPECT(wl_mount_counts_at(bpath, &b1) == 0, "statmount %s: %s", bpath,
+	WL_EXPECT(wl_mount_counts(wl_mnt_id(bpath, true), &b1) == 0, "statmount %s: %s", bpath,
 		  strerror(errno));
 	wl_diag("m1 mount %llu -> %llu; b5 mount %llu -> %llu, sb %llu -> %llu",
 		(unsigned long long)m0.mnt_count, (unsigned long long)m1.mnt_count,
