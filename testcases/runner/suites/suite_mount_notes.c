@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * suite_mount_notes.c - the notes a mount change holds until it posts them
+ * (kernel-patches 0017; issue 31, H1 and M1): how many, and in what order
+ * their records arrive.
+ *
+ * A change collects one note per (changed mount, watched mount on its
+ * rootwards walk) under mount_lock and posts them once it is dropped.
+ *
+ * notes_past_bound_flag_loss: a recursive mount_setattr() over a chain of
+ * CHAIN_DEPTH nested mounts, each watched, collects D * (D + 1) / 2 notes,
+ * more than the 16384 the kernel holds for one change.  The notes past the
+ * bound are not posted under mount_lock (where they would overtake the
+ * ones before them): they are dropped, and the watchers told.  The watch on
+ * the top of the chain must get the records of the first mounts changed,
+ * exactly in the order they were changed, then fewer than CHAIN_DEPTH of
+ * them and a loss flag.  A kernel that posts the notes it cannot keep, or
+ * keeps them all, or drops them silently, fails.
+ *
+ * concurrent_setattr_order: two threads turn one watched mount read-only
+ * and read-write with mount_setattr() side by side.  Each change that flips
+ * the state posts one READONLY record, so the records a watch gets must
+ * alternate between IS_NOW_RO set and clear, and the last one must say
+ * what the mount is now.  Two changes whose posts cross show as two
+ * records in a row that say the same.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+/* glibc's <fcntl.h> already defines what <linux/fcntl.h> would redefine. */
+#define _LINUX_FCNTL_H
+#include <linux/watch_queue.h>
+
+#include "vfs_util.h"
+#include "wl.h"
+
+#define NOTES_BASE "/tmp/wlnotesbound"
+/* 190 * 191 / 2 = 18145 notes: past the kernel's 16384. */
+#define CHAIN_DEPTH 190
+#define TOP_WATCH_ID 1
+#define CHAIN_WATCH_ID 2
+
+#define ORDER_MNT "/tmp/wlnotesorder"
+#define ORDER_FLIPS 150	/* attempts per thread */
+
+static int read_record(int fd, struct wl_record *rec)
+{
+	return wl_wq_read(fd, rec, WL_EVENT_TIMEOUT_MS * (wl_debug_kernel() ? 8 : 2));
+}
+
+/*
+ * Mount the chain, then watch it: mounting below watched mounts would post
+ * as many notes as the change under test, for nothing.  The top of the
+ * chain is watched on top_q, the rest on chain_q.
+ */
+static int chain_setup(char paths[][sizeof(NOTES_BASE) + 2 * CHAIN_DEPTH],
+		       unsigned int *ids, int top_q, int chain_q)
+{
+	size_t len = strlen(NOTES_BASE);
+	int i;
+
+	if (wl_tmpfs(NOTES_BASE, NULL))
+		return -1;
+	for (i = 0; i < CHAIN_DEPTH; i++) {
+		memcpy(paths[i], i ? paths[i - 1] : NOTES_BASE, len);
+		memcpy(paths[i] + len, "/c", 3);
+		len += 2;
+		/* A mount on a private mount is private. */
+		if (wl_mkdir(paths[i]) || mount("wlnotes", paths[i], "tmpfs", 0, NULL)) {
+			wl_diag("mount tmpfs on %s: %s", paths[i], strerror(errno));
+			return -1;
+		}
+		ids[i] = wl_mnt_id(paths[i], false);
+		if (!ids[i])
+			return -1;
+	}
+	for (i = 0; i < CHAIN_DEPTH; i++)
+		if (wl_watch_mount(AT_FDCWD, paths[i], 0, i ? chain_q : top_q,
+				   i ? CHAIN_WATCH_ID : TOP_WATCH_ID)) {
+			wl_diag("watch_mount(%s): %s", paths[i], strerror(errno));
+			return -1;
+		}
+	return 0;
+}
+
+/* Read what the top watch got: SETATTR records in chain order, then a loss. */
+static enum wl_result check_top_queue(int top_q, const unsigned int *ids)
+{
+	struct mount_notification mn;
+	struct wl_record rec;
+	unsigned int n = 0;
+	int lost = 0, r;
+
+	while ((r = read_record(top_q, &rec)) == 1) {
+		if (rec.type == WATCH_TYPE_META) {
+			lost |= rec.subtype == WATCH_META_LOSS_NOTIFICATION;
+			continue;
+		}
+		lost |= !!(rec.info & WATCH_INFO_OVERRUN);
+		WL_EXPECT(!lost, "a record arrived after the loss was flagged");
+		WL_EXPECT(rec.type == WATCH_TYPE_MOUNT_NOTIFY &&
+			  rec.subtype == NOTIFY_MOUNT_SETATTR && rec.len == sizeof(mn) &&
+			  rec.watch_id == TOP_WATCH_ID,
+			  "record %u: type %u subtype %u len %u watch %u, want a SETATTR for watch %u",
+			  n, rec.type, rec.subtype, rec.len, rec.watch_id, TOP_WATCH_ID);
+		memcpy(&mn, rec.data, sizeof(mn));
+		WL_EXPECT(n < CHAIN_DEPTH && mn.changed_mount == ids[n] &&
+			  mn.triggered_on == ids[0],
+			  "record %u: changed %u triggered_on %u, want changed %u (depth %u) on %u",
+			  n, mn.changed_mount, mn.triggered_on, n < CHAIN_DEPTH ? ids[n] : 0,
+			  n + 1, ids[0]);
+		n++;
+	}
+	WL_EXPECT(r == 0, "reading the top watch's queue");
+	wl_diag("the top watch got the records of the first %u of %u mounts changed, loss %s",
+		n, CHAIN_DEPTH, lost ? "flagged" : "not flagged");
+	WL_EXPECT(n > 0 && n < CHAIN_DEPTH,
+		  "%u records of %u: the notes past the bound were %s", n, CHAIN_DEPTH,
+		  n ? "posted all the same" : "never posted, not even the first ones");
+	WL_EXPECT(lost, "%u records of %u arrived and nobody was told of the rest",
+		  n, CHAIN_DEPTH);
+	return WL_PASS;
+}
+
+static enum wl_result notes_past_bound_flag_loss(void)
+{
+	static char paths[CHAIN_DEPTH][sizeof(NOTES_BASE) + 2 * CHAIN_DEPTH];
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID };
+	unsigned int ids[CHAIN_DEPTH];
+	enum wl_result res = WL_FAIL;
+	int top_q, chain_q;
+	long r;
+
+	/* One SETATTR record per mount of the chain fits the top watch's queue. */
+	top_q = wl_wq_open(256);
+	chain_q = wl_wq_open(16);
+	if (top_q < 0 || chain_q < 0 || chain_setup(paths, ids, top_q, chain_q))
+		goto out;
+	r = syscall(SYS_mount_setattr, AT_FDCWD, paths[0], AT_RECURSIVE, &attr, sizeof(attr));
+	if (r) {
+		wl_diag("mount_setattr(%s, AT_RECURSIVE, NOSUID): %s", paths[0], strerror(errno));
+		goto out;
+	}
+	res = check_top_queue(top_q, ids);
+out:
+	if (top_q >= 0)
+		wl_wq_close(top_q);
+	if (chain_q >= 0)
+		wl_wq_close(chain_q);
+	umount2(NOTES_BASE, MNT_DETACH);
+	return res;
+}
+
+struct flipper {
+	atomic_int *go;
+	unsigned int attr;	/* MOUNT_ATTR_RDONLY set, or cleared */
+	bool set;
+	int err;
+};
+
+static void *flip(void *arg)
+{
+	struct flipper *f = arg;
+	struct mount_attr attr = { 0 };
+	int i;
+
+	if (f->set)
+		attr.attr_set = f->attr;
+	else
+		attr.attr_clr = f->attr;
+	while (!atomic_load_explicit(f->go, memory_order_acquire))
+		;
+	for (i = 0; i < ORDER_FLIPS; i++)
+		if (syscall(SYS_mount_setattr, AT_FDCWD, ORDER_MNT, 0, &attr, sizeof(attr)) &&
+		    !f->err)
+			f->err = errno;
+	return NULL;
+}
+
+/* Check that the READONLY records alternate and the last one is the state. */
+static enum wl_result check_alternating(int q, bool now_ro)
+{
+	struct wl_record rec;
+	unsigned int n = 0;
+	int prev = -1, ro, r;
+
+	while ((r = read_record(q, &rec)) == 1) {
+		WL_EXPECT(rec.type == WATCH_TYPE_MOUNT_NOTIFY &&
+			  rec.subtype == NOTIFY_MOUNT_READONLY && !(rec.info & WATCH_INFO_OVERRUN),
+			  "record %u: type %u subtype %u info %#x, want READONLY with no loss",
+			  n, rec.type, rec.subtype, rec.info);
+		ro = !!(rec.info & NOTIFY_MOUNT_IS_NOW_RO);
+		WL_EXPECT(ro != prev, "records %u and %u both say %s: two changes' posts crossed",
+			  n - 1, n, ro ? "read-only" : "read-write");
+		prev = ro;
+		n++;
+	}
+	WL_EXPECT(r == 0, "reading the queue");
+	wl_diag("%u READONLY records, alternating; the mount is now %s", n,
+		now_ro ? "read-only" : "read-write");
+	WL_EXPECT(n > 1, "only %u READONLY records for %u flips each way", n, ORDER_FLIPS);
+	WL_EXPECT(prev == now_ro, "the last record says %s, the mount is %s",
+		  prev ? "read-only" : "read-write", now_ro ? "read-only" : "read-write");
+	return WL_PASS;
+}
+
+static enum wl_result concurrent_setattr_order(void)
+{
+	atomic_int go = 0;
+	struct flipper f[2] = {
+		{ .go = &go, .attr = MOUNT_ATTR_RDONLY, .set = true },
+		{ .go = &go, .attr = MOUNT_ATTR_RDONLY, .set = false },
+	};
+	enum wl_result res = WL_FAIL;
+	pthread_t thr[2];
+	struct statvfs sv;
+	int q, i, made = 0;
+
+	q = wl_wq_open(2 * ORDER_FLIPS + 8);
+	if (q < 0 || wl_tmpfs(ORDER_MNT, NULL))
+		goto out;
+	if (wl_watch_mount(AT_FDCWD, ORDER_MNT, 0, q, 1)) {
+		wl_diag("watch_mount(%s): %s", ORDER_MNT, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < 2; i++) {
+		if (pthread_create(&thr[i], NULL, flip, &f[i])) {
+			wl_diag("pthread_create failed");
+			break;
+		}
+		made++;
+	}
+	atomic_store_explicit(&go, 1, memory_order_release);
+	for (i = 0; i < made; i++)
+		pthread_join(thr[i], NULL);
+	if (made < 2)
+		goto out;
+	for (i = 0; i < 2; i++)
+		if (f[i].err) {
+			wl_diag("mount_setattr(%s, %s RDONLY): %s", ORDER_MNT,
+				f[i].set ? "set" : "clear", strerror(f[i].err));
+			goto out;
+		}
+	if (statvfs(ORDER_MNT, &sv)) {
+		wl_diag("statvfs(%s): %s", ORDER_MNT, strerror(errno));
+		goto out;
+	}
+	res = check_alternating(q, sv.f_flag & ST_RDONLY);
+out:
+	if (q >= 0)
+		wl_wq_close(q);
+	umount2(ORDER_MNT, MNT_DETACH);
+	return res;
+}
+
+static const struct wl_test tests[] = {
+	{ "notes_past_bound_flag_loss", notes_past_bound_flag_loss },
+	{ "concurrent_setattr_order", concurrent_setattr_order },
+};
+
+/* The plain profile only: the notes are the kernel's, not any LSM's. */
+static bool mount_notes_applies(void)
+{
+	return strcmp(wl_profile(), "plain") == 0;
+}
+
+WL_SUITE_IF(suite_mount_notes, tests, mount_notes_applies);
