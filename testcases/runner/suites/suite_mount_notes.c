@@ -18,11 +18,12 @@
  * keeps them all, or drops them silently, fails.
  *
  * concurrent_setattr_order: two threads turn one watched mount read-only
- * and read-write with mount_setattr() side by side.  Each change that flips
- * the state posts one READONLY record, so the records a watch gets must
- * alternate between IS_NOW_RO set and clear, and the last one must say
- * what the mount is now.  Two changes whose posts cross show as two
- * records in a row that say the same.
+ * and read-write with mount_setattr() side by side, while the test reads,
+ * until ORDER_RECORDS records have come (or each thread made ORDER_CALLS
+ * calls).  Each change that flips the state posts one READONLY record, so
+ * the records must alternate between IS_NOW_RO set and clear, and the last
+ * one must say what the mount is now.  Two changes whose posts cross show
+ * as two records in a row that say the same.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,7 +50,10 @@
 #define CHAIN_WATCH_ID 2
 
 #define ORDER_MNT "/tmp/wlnotesorder"
-#define ORDER_FLIPS 150	/* attempts per thread */
+/* Stop once this many records have come, or each thread made this many calls. */
+#define ORDER_RECORDS 64
+#define ORDER_CALLS 2000
+#define ORDER_MIN_RECORDS 8
 
 static int read_record(int fd, struct wl_record *rec)
 {
@@ -160,77 +164,80 @@ out:
 }
 
 struct flipper {
-	atomic_int *go;
-	unsigned int attr;	/* MOUNT_ATTR_RDONLY set, or cleared */
-	bool set;
+	atomic_int *go, *stop;
+	bool set;		/* MOUNT_ATTR_RDONLY set, or cleared */
+	atomic_uint calls;
 	int err;
 };
 
+/* Set or clear RDONLY until told to stop, or ORDER_CALLS times. */
 static void *flip(void *arg)
 {
 	struct flipper *f = arg;
 	struct mount_attr attr = { 0 };
-	int i;
 
 	if (f->set)
-		attr.attr_set = f->attr;
+		attr.attr_set = MOUNT_ATTR_RDONLY;
 	else
-		attr.attr_clr = f->attr;
+		attr.attr_clr = MOUNT_ATTR_RDONLY;
 	while (!atomic_load_explicit(f->go, memory_order_acquire))
 		;
-	for (i = 0; i < ORDER_FLIPS; i++)
+	for (unsigned int i = 0; i < ORDER_CALLS && !atomic_load(f->stop); i++) {
 		if (syscall(SYS_mount_setattr, AT_FDCWD, ORDER_MNT, 0, &attr, sizeof(attr)) &&
 		    !f->err)
 			f->err = errno;
+		atomic_store(&f->calls, i + 1);
+	}
 	return NULL;
 }
 
-/* Check that the READONLY records alternate and the last one is the state. */
-static enum wl_result check_alternating(int q, bool now_ro)
+struct order_check {
+	int prev;		/* -1, or what the last record said: read-only */
+	unsigned int n;
+};
+
+/*
+ * Read the next record: it must be a READONLY record that says the opposite
+ * of the one before.  1, 0 (none within timeout_ms) or -1 (diagnosed).
+ */
+static int next_alternating(int q, struct order_check *o, int timeout_ms)
 {
 	struct wl_record rec;
-	unsigned int n = 0;
-	int prev = -1, ro, r;
+	int r = wl_wq_read(q, &rec, timeout_ms), ro;
 
-	while ((r = read_record(q, &rec)) == 1) {
-		WL_EXPECT(rec.type == WATCH_TYPE_MOUNT_NOTIFY &&
-			  rec.subtype == NOTIFY_MOUNT_READONLY && !(rec.info & WATCH_INFO_OVERRUN),
-			  "record %u: type %u subtype %u info %#x, want READONLY with no loss",
-			  n, rec.type, rec.subtype, rec.info);
-		ro = !!(rec.info & NOTIFY_MOUNT_IS_NOW_RO);
-		WL_EXPECT(ro != prev, "records %u and %u both say %s: two changes' posts crossed",
-			  n - 1, n, ro ? "read-only" : "read-write");
-		prev = ro;
-		n++;
+	if (r <= 0) {
+		if (r < 0)
+			wl_diag("reading the queue after %u records", o->n);
+		return r;
 	}
-	WL_EXPECT(r == 0, "reading the queue");
-	wl_diag("%u READONLY records, alternating; the mount is now %s", n,
-		now_ro ? "read-only" : "read-write");
-	WL_EXPECT(n > 1, "only %u READONLY records for %u flips each way", n, ORDER_FLIPS);
-	WL_EXPECT(prev == now_ro, "the last record says %s, the mount is %s",
-		  prev ? "read-only" : "read-write", now_ro ? "read-only" : "read-write");
-	return WL_PASS;
+	if (rec.type != WATCH_TYPE_MOUNT_NOTIFY || rec.subtype != NOTIFY_MOUNT_READONLY ||
+	    (rec.info & WATCH_INFO_OVERRUN)) {
+		wl_diag("record %u: type %u subtype %u info %#x, want READONLY with no loss",
+			o->n, rec.type, rec.subtype, rec.info);
+		return -1;
+	}
+	ro = !!(rec.info & NOTIFY_MOUNT_IS_NOW_RO);
+	if (ro == o->prev) {
+		wl_diag("records %u and %u both say %s: two changes' posts crossed",
+			o->n - 1, o->n, ro ? "read-only" : "read-write");
+		return -1;
+	}
+	o->prev = ro;
+	o->n++;
+	return 1;
 }
 
-static enum wl_result concurrent_setattr_order(void)
+/* Run the two flippers while reading; the records checked, or -1. */
+static int flip_and_read(int q, struct order_check *o)
 {
-	atomic_int go = 0;
+	atomic_int go = 0, stop = 0;
 	struct flipper f[2] = {
-		{ .go = &go, .attr = MOUNT_ATTR_RDONLY, .set = true },
-		{ .go = &go, .attr = MOUNT_ATTR_RDONLY, .set = false },
+		{ .go = &go, .stop = &stop, .set = true },
+		{ .go = &go, .stop = &stop, .set = false },
 	};
-	enum wl_result res = WL_FAIL;
 	pthread_t thr[2];
-	struct statvfs sv;
-	int q, i, made = 0;
+	int i, r = 0, made = 0;
 
-	q = wl_wq_open(2 * ORDER_FLIPS + 8);
-	if (q < 0 || wl_tmpfs(ORDER_MNT, NULL))
-		goto out;
-	if (wl_watch_mount(AT_FDCWD, ORDER_MNT, 0, q, 1)) {
-		wl_diag("watch_mount(%s): %s", ORDER_MNT, strerror(errno));
-		goto out;
-	}
 	for (i = 0; i < 2; i++) {
 		if (pthread_create(&thr[i], NULL, flip, &f[i])) {
 			wl_diag("pthread_create failed");
@@ -239,21 +246,57 @@ static enum wl_result concurrent_setattr_order(void)
 		made++;
 	}
 	atomic_store_explicit(&go, 1, memory_order_release);
+	while (made == 2 && r >= 0 && o->n < ORDER_RECORDS &&
+	       (atomic_load(&f[0].calls) < ORDER_CALLS ||
+		atomic_load(&f[1].calls) < ORDER_CALLS))
+		r = next_alternating(q, o, 50);
+	atomic_store(&stop, 1);
 	for (i = 0; i < made; i++)
 		pthread_join(thr[i], NULL);
-	if (made < 2)
-		goto out;
+	while (r >= 0 && (r = next_alternating(q, o, WL_EVENT_TIMEOUT_MS)) == 1)
+		;
+	if (made < 2 || r < 0)
+		return -1;
 	for (i = 0; i < 2; i++)
 		if (f[i].err) {
 			wl_diag("mount_setattr(%s, %s RDONLY): %s", ORDER_MNT,
 				f[i].set ? "set" : "clear", strerror(f[i].err));
-			goto out;
+			return -1;
 		}
+	wl_diag("%u and %u calls: %u READONLY records, alternating",
+		atomic_load(&f[0].calls), atomic_load(&f[1].calls), o->n);
+	return 0;
+}
+
+static enum wl_result concurrent_setattr_order(void)
+{
+	struct order_check o = { .prev = -1 };
+	enum wl_result res = WL_FAIL;
+	struct statvfs sv;
+	bool now_ro;
+	int q;
+
+	q = wl_wq_open(256);
+	if (q < 0 || wl_tmpfs(ORDER_MNT, NULL))
+		goto out;
+	if (wl_watch_mount(AT_FDCWD, ORDER_MNT, 0, q, 1)) {
+		wl_diag("watch_mount(%s): %s", ORDER_MNT, strerror(errno));
+		goto out;
+	}
+	if (flip_and_read(q, &o))
+		goto out;
 	if (statvfs(ORDER_MNT, &sv)) {
 		wl_diag("statvfs(%s): %s", ORDER_MNT, strerror(errno));
 		goto out;
 	}
-	res = check_alternating(q, sv.f_flag & ST_RDONLY);
+	now_ro = sv.f_flag & ST_RDONLY;
+	if (o.n < ORDER_MIN_RECORDS)
+		wl_diag("only %u READONLY records: the two threads hardly ever interleaved", o.n);
+	else if (o.prev != now_ro)
+		wl_diag("the last record says %s, the mount is %s",
+			o.prev ? "read-only" : "read-write", now_ro ? "read-only" : "read-write");
+	else
+		res = WL_PASS;
 out:
 	if (q >= 0)
 		wl_wq_close(q);
