@@ -94,6 +94,11 @@ static int smack_set_current(const char *label)
 	return wl_write_file("/proc/self/attr/smack/current", label);
 }
 
+int wl_smack_enter(const char *label)
+{
+	return wl_write_file("/proc/self/attr/smack/current", label);
+}
+
 int wl_smack_rule(const char *subj, const char *obj, const char *access)
 {
 	char rule[128];

@@ -48,6 +48,12 @@ int wl_label_exec(const char *abstract_name);
  */
 int wl_label_current(char *buf, size_t len);
 
+/*
+ * Switch the calling process to the Smack label (not an abstract name) now;
+ * needs CAP_MAC_ADMIN.  0 or -1 (diagnosed).
+ */
+int wl_smack_enter(const char *label);
+
 /* Load the Smack rule "subj obj access" (until reboot); 0 or -1 (diagnosed). */
 #define WL_SMACK_LOAD2 "/sys/fs/smackfs/load2"
 int wl_smack_rule(const char *subj, const char *obj, const char *access);

@@ -177,3 +177,20 @@ void wp_log_detach(void)
 		close(log_fd);
 	log_fd = -1;
 }
+
+unsigned int wp_log_lines_with(const char *log, const char *const *words)
+{
+	unsigned int n = 0;
+
+	for (const char *line = log; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		bool all = true;
+
+		for (const char *const *w = words; *w && all; w++)
+			all = memmem(line, len, *w, strlen(*w)) != NULL;
+		n += all;
+		line = end ? end + 1 : NULL;
+	}
+	return n;
+}

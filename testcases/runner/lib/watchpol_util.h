@@ -52,4 +52,7 @@ bool wp_restore_policy(void);
 char *wp_drain_log(void);
 void wp_log_detach(void);
 
+/* The number of lines of a drained log that hold every word of @words (NULL-ended). */
+unsigned int wp_log_lines_with(const char *log, const char *const *words);
+
 #endif /* WL_WATCHPOL_UTIL_H */

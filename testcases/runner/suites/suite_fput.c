@@ -100,11 +100,6 @@ static bool smack_usable(void)
 	return n > 0 && access(SMACK_LOAD, W_OK) == 0;
 }
 
-static int set_own_label(const char *label)
-{
-	return wl_write_file("/proc/self/attr/smack/current", label);
-}
-
 struct fput_ctx {
 	int sock[2];
 	int mfd;
@@ -217,7 +212,7 @@ static int prepare_labels(bool need_exec)
 	}
 	if (wl_smack_rule(L_CLOSER, L_WATCHER, "rwx") ||
 	    wl_smack_rule(L_CREATOR, L_WATCHER, "-") ||
-	    wl_smack_rule(L_EXEC, L_WATCHER, "-") || set_own_label(L_WATCHER))
+	    wl_smack_rule(L_EXEC, L_WATCHER, "-") || wl_smack_enter(L_WATCHER))
 		return -1;
 	if (need_exec) {
 		if (system("cp /bin/busybox " EXEC_COPY) != 0 ||

@@ -61,27 +61,6 @@ static int possessor_child(void *arg)
 	return n;
 }
 
-/* Count the log lines that hold every word of @words. */
-static unsigned int lines_with(const char *log, const char *const *words)
-{
-	unsigned int n = 0;
-
-	for (const char *line = log; line && *line;) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		bool all = true;
-
-		for (const char *const *w = words; *w && all; w++) {
-			const char *hit = memmem(line, len, *w, strlen(*w));
-
-			all = hit != NULL;
-		}
-		n += all;
-		line = end ? end + 1 : NULL;
-	}
-	return n;
-}
-
 /* Run the possessor under @policy: records delivered, and the log. */
 static int run_under(const char *policy, char **log)
 {
@@ -117,7 +96,8 @@ static enum wl_result possession_view_delivered_without_recheck(void)
 
 	WL_EXPECT(got >= 0 && log, "the key run failed");
 	WL_EXPECT(got == RC_UPDATES, "%d of %d records delivered", got, RC_UPDATES);
-	WL_EXPECT(lines_with(log, allowed) == RC_UPDATES && !lines_with(log, rechecked),
+	WL_EXPECT(wp_log_lines_with(log, allowed) == RC_UPDATES &&
+		  !wp_log_lines_with(log, rechecked),
 		  "decision log:\n%s", log);
 	free(log);
 	return WL_PASS;
@@ -141,7 +121,7 @@ static enum wl_result recheck_loses_possession_only_view(void)
 
 	WL_EXPECT(got >= 0 && log, "the key run failed");
 	WL_EXPECT(got == 0, "%d of %d records delivered, want none", got, RC_UPDATES);
-	WL_EXPECT(lines_with(log, refused) == RC_UPDATES, "decision log:\n%s", log);
+	WL_EXPECT(wp_log_lines_with(log, refused) == RC_UPDATES, "decision log:\n%s", log);
 	free(log);
 	return WL_PASS;
 }
