@@ -96,7 +96,8 @@ help:
 	@echo "  make shell PROFILE=plain|selinux|smack"
 	@echo "                  boot the lab kernel to an interactive busybox shell"
 	@echo "  make bench      the posting benchmark: boot no LSM, watchpol, Smack and both,"
-	@echo "                  print the per-event cost of 1 and 8 queues side by side"
+	@echo "                  print the per-event cost of 1 and 8 queues side by side, in guest"
+	@echo "                  instructions (QEMU -icount); BENCH_CLOCK=wall: TCG wall-clock ns"
 	@echo "  make compare LSM_PATCHES=DIR LSM=NAME"
 	@echo "                  bring your own LSM: DIR's git format-patch files (and its optional"
 	@echo "                  Kconfig fragment DIR/config) go into the lab kernel, NAME boots after"
@@ -273,7 +274,8 @@ matrix:
 	@harness/security-matrix.sh
 
 # The posting benchmark: figures, not pass/fail.  One boot per lsm= list
-# (results/bench/console-*.log) and one table (results/bench/table.txt).
+# (results/bench/console-*.log) and one table (results/bench/table.txt),
+# in instructions under QEMU's -icount unless BENCH_CLOCK=wall.
 .PHONY: bench
 bench: kernel guest
 	@harness/bench.sh $(LAB_OBJ)

@@ -2,6 +2,10 @@
 # Boot one profile under QEMU and save its console log.
 # usage: boot.sh KERNEL INITRD PROFILE LOG TIMEOUT_S [KERNEL ARGS...]
 # TCG by default; KVM=1 opts in to KVM (it hangs at boot on some hosts).
+# BOOT_ICOUNT=1 (harness/bench.sh sets it; nothing else does) adds QEMU's
+# -icount shift=0,sleep=off: the guest's clock and TSC advance by exactly
+# one nanosecond per guest instruction, and QEMU runs the vCPUs in turn in
+# one thread.  TIMEOUT_S stays host time.
 # The outcome goes to LOG.status ("ok SECONDS", "timeout SECONDS" or
 # "qemu-exit RC") for the report; a boot that runs out of time is also
 # reported here, naming the profile and showing the last console lines.
@@ -15,6 +19,15 @@ cpu=max
 if [ "${KVM:-0}" = 1 ]; then
 	accel=kvm
 	cpu=host
+fi
+icount=()
+if [ "${BOOT_ICOUNT:-0}" = 1 ]; then
+	if [ "$accel" != tcg ]; then
+		echo "watchlab: BOOT_ICOUNT=1 needs TCG, not KVM=1" >&2
+		echo "qemu-exit icount-needs-tcg" >"$log.status"
+		exit 1
+	fi
+	icount=(-icount "shift=0,sleep=off")
 fi
 
 # Two vCPUs as two sockets of one core each.  The lab kernel has no ACPI,
@@ -33,6 +46,7 @@ set +e
 timeout --foreground -k 5 "$timeout" qemu-system-x86_64 \
 	-nodefaults -nographic -no-reboot \
 	-machine pc,accel="$accel" -cpu "$cpu" -smp "$smp" -m "${GUEST_MEM:-1024}" \
+	${icount[@]+"${icount[@]}"} \
 	-serial stdio \
 	-device qemu-xhci,id=xhci -device usb-kbd,bus=xhci.0 \
 	-kernel "$kernel" -initrd "$initrd" \

@@ -71,6 +71,16 @@
  * With watchpol in the boot, the Smack configurations run with its policy
  * at "default none" (watchpol=none in the BENCH line); without it, the
  * line says watchpol=absent.
+ *
+ * Clock: `make bench` boots QEMU with -icount shift=0,sleep=off unless
+ * BENCH_CLOCK=wall, and says so with watchlab.clock=icount.  The TSC then
+ * counts guest instructions (one per nanosecond of guest time), the figures
+ * are instructions and every round gives the same one; the fastest block
+ * still leaves out the blocks a timer tick landed in.
+ *
+ * bench_watch_cost (watchlab.bench=full only): what setting a watch costs
+ * under each watchpol model this boot offers, for each set-watch hook
+ * (BENCH setwatch lines).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -81,7 +91,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -93,7 +105,9 @@
 #define _LINUX_FCNTL_H
 #include <linux/watch_queue.h>
 
+#include "devices_util.h"
 #include "label.h"
+#include "vfs_util.h"
 #include "watchpol_util.h"
 #include "wl.h"
 
@@ -153,6 +167,7 @@ struct bench {
 	struct bench_cfg cfg[BENCH_MAX_CFGS];
 	unsigned int ncfg, rounds, blocks;
 	bool full;		/* watchlab.bench=full: `make bench` */
+	bool icount;		/* watchlab.clock=icount: TSC ticks are instructions */
 };
 
 static bool lsm_active(const struct bench *b, const char *name)
@@ -735,8 +750,9 @@ static void report(const struct bench *b, const struct bench_cfg *c, double ns_p
 	sr = spread_of(ref, b->rounds);
 	sn1 = spread_of(n1, b->rounds);
 	sn8 = spread_of(n8, b->rounds);
-	wl_diag("BENCH profile=%s lsm=%s config=%s watchpol=%s t=%s w=%s rounds=%u blocks=%u updates=%u update_ns=%.0f per_event_per_queue_ns q1=%.0f q8=%.0f q1_p25=%.0f q1_p75=%.0f q8_p25=%.0f q8_p75=%.0f q1_min=%.0f q1_max=%.0f q8_min=%.0f q8_max=%.0f ref_ns=%.1f per_ref n1=%.3f n8=%.3f n8_p25=%.3f n8_p75=%.3f",
+	wl_diag("BENCH profile=%s lsm=%s config=%s watchpol=%s t=%s w=%s clock=%s rounds=%u blocks=%u updates=%u update_ns=%.0f per_event_per_queue_ns q1=%.1f q8=%.1f q1_p25=%.1f q1_p75=%.1f q8_p25=%.1f q8_p75=%.1f q1_min=%.1f q1_max=%.1f q8_min=%.1f q8_max=%.1f ref_ns=%.1f per_ref n1=%.3f n8=%.3f n8_p25=%.3f n8_p75=%.3f",
 		wl_profile(), b->lsm, c->name, c->watchpol, c->t_seen, c->o->w_seen,
+		b->icount ? "icount" : "wall",
 		b->rounds, b->blocks, BENCH_BLOCK, u.med, s1.med, s8.med, s1.p25, s1.p75,
 		s8.p25, s8.p75, s1.min, s1.max, s8.min, s8.max, sr.med, sn1.med, sn8.med,
 		sn8.p25, sn8.p75);
@@ -786,21 +802,28 @@ static int measure(struct bench *b)
 				return -1;
 		}
 	}
-	/* The guest's clock may tick in jiffies; the TSC does not. */
-	ns_per_tick = ((double)wl_now_ns() - c0) / ((double)__rdtsc() - k0);
+	/*
+	 * The guest's clock may tick in jiffies; the TSC does not.  Under
+	 * QEMU's -icount shift=0 the TSC is the instruction count itself (one
+	 * tick, one nanosecond of guest time, per guest instruction): no
+	 * conversion, so the figures are instructions exactly.
+	 */
+	ns_per_tick = b->icount ? 1.0 :
+		((double)wl_now_ns() - c0) / ((double)__rdtsc() - k0);
 	for (unsigned int i = 0; i < b->ncfg; i++)
 		report(b, &b->cfg[i], ns_per_tick);
 	return 0;
 }
 
-/* `make bench` boots with watchlab.bench=full: all the configurations. */
-static bool full_run(void)
+/*
+ * `make bench` boots with watchlab.bench=full (all the configurations) and,
+ * unless BENCH_CLOCK=wall, watchlab.clock=icount (QEMU's -icount shift=0).
+ */
+static bool on_cmdline(const char *key, const char *value)
 {
-	char cmdline[4096];
+	char v[32];
 
-	if (wl_try_read("/proc/cmdline", cmdline, sizeof(cmdline)) <= 0)
-		return false;
-	return strstr(cmdline, "watchlab.bench=full") != NULL;
+	return wl_cmdline(key, v, sizeof(v)) && !strcmp(v, value);
 }
 
 static enum wl_result bench_post_cost(void)
@@ -817,7 +840,8 @@ static enum wl_result bench_post_cost(void)
 		  "sched_setaffinity: %s", strerror(errno));
 	for (int i = 0; i <= BENCH_NQ; i++)
 		b.o.q[i] = -1;
-	b.full = full_run();
+	b.full = on_cmdline("watchlab.bench", "full");
+	b.icount = on_cmdline("watchlab.clock", "icount");
 	/* Posts are recorded while the log is open: measure without that. */
 	wp_log_detach();
 	b.rounds = wl_debug_kernel() ? 3 : BENCH_MAX_ROUNDS;
@@ -838,8 +862,209 @@ static enum wl_result bench_post_cost(void)
 	return WL_PASS;
 }
 
+/* ---- the set-watch hooks (make bench only) ---- */
+
+/*
+ * What setting a watch costs, hook by hook: the watcher (uid 1000, the
+ * watcher label) sets and removes one watch WATCH_PAIRS times in a block, on
+ * a key (watch_key), a tmpfs (watch_mount, watch_sb) and the device list
+ * (watch_devices); a hook's figure is its fastest block of WATCH_BLOCKS,
+ * per set+remove pair (the removal calls no LSM hook).  Between blocks the
+ * watcher drains the queue of the removal records, untimed.  Under strict
+ * the policy has a watch rule from the watcher's label to the objects'
+ * (the runner's label and the floor), so every watch is allowed the
+ * costliest way: visible, labels differ, a rule found.
+ */
+#define WATCH_PAIRS 100
+#define WATCH_BLOCKS 10
+#define WATCH_DIR "/tmp/wlwbench"
+
+enum { WH_KEY, WH_MOUNT, WH_SB, WH_DEVICES, NWH };
+
+struct wcost_arg {
+	key_serial_t key;
+	int q;
+	int fd;			/* where the watcher writes its wcost_msg */
+};
+
+struct wcost_msg {
+	int err, hook;		/* errno of a failed call and its hook, else 0 */
+	uint64_t best[NWH];	/* TSC ticks of each hook's fastest block */
+};
+
+static long set_watch(int hook, const struct wcost_arg *a, int id)
+{
+	switch (hook) {
+	case WH_KEY:
+		return keyctl_watch_key(a->key, a->q, id);
+	case WH_MOUNT:
+		return wl_watch_mount(AT_FDCWD, WATCH_DIR, 0, a->q, id);
+	case WH_SB:
+		return wl_watch_sb(AT_FDCWD, WATCH_DIR, 0, a->q, id);
+	default:
+		return wl_watch_devices(a->q, id, 0);
+	}
+}
+
+static int watch_timer(void *arg)
+{
+	const struct wcost_arg *a = arg;
+	struct wcost_msg m = { 0 };
+	char buf[4096];
+
+	for (int h = 0; h < NWH && !m.err; h++) {
+		m.best[h] = UINT64_MAX;
+		for (int b = 0; b < WATCH_BLOCKS && !m.err; b++) {
+			uint64_t t0 = __rdtsc(), d;
+
+			for (int i = 0; i < WATCH_PAIRS; i++) {
+				if (set_watch(h, a, 1) || set_watch(h, a, -1)) {
+					m.err = errno;
+					m.hook = h;
+					break;
+				}
+			}
+			d = __rdtsc() - t0;
+			if (d < m.best[h])
+				m.best[h] = d;
+			while (read(a->q, buf, sizeof(buf)) > 0)
+				;
+		}
+	}
+	return write(a->fd, &m, sizeof(m)) == sizeof(m) ? 0 : 1;
+}
+
+/* One configuration's BENCH setwatch line; 0, or -1 (diagnosed). */
+static int watch_cost(const struct bench *b, const char *config, const char *policy,
+		      struct wcost_arg *a, const char *w_label)
+{
+	static const char *const hook_name[NWH] = { "key", "mount", "sb", "devices" };
+	struct wl_creds w = wl_user(BENCH_W_UID);
+	uint64_t c0 = wl_now_ns(), k0 = __rdtsc();
+	struct wcost_msg m;
+	double ns_per_tick, f[NWH];
+	int p[2], r;
+
+	if (policy && (r = wp_write_policy_str(policy))) {
+		wl_diag("bench %s: write the policy: %s", config, strerror(-r));
+		return -1;
+	}
+	if (pipe2(p, O_CLOEXEC)) {
+		wl_diag("bench: pipe: %s", strerror(errno));
+		return -1;
+	}
+	a->fd = p[1];
+	w.label = w_label[0] ? w_label : NULL;
+	r = wl_run_as(&w, watch_timer, a);
+	close(p[1]);
+	if (read(p[0], &m, sizeof(m)) != sizeof(m))
+		r = -1;
+	close(p[0]);
+	if (r == 0 && m.err) {
+		wl_diag("bench %s: watch_%s as uid %d: %s", config, hook_name[m.hook],
+			BENCH_W_UID, strerror(m.err));
+		r = -1;
+	}
+	if (r) {
+		wl_diag("bench %s: the watcher (uid %d) failed", config, BENCH_W_UID);
+		return -1;
+	}
+	ns_per_tick = b->icount ? 1.0 :
+		((double)wl_now_ns() - c0) / ((double)__rdtsc() - k0);
+	for (int h = 0; h < NWH; h++)
+		f[h] = m.best[h] * ns_per_tick / WATCH_PAIRS;
+	wl_diag("BENCH setwatch profile=%s lsm=%s config=%s clock=%s pairs=%u blocks=%u per_set_and_remove key=%.1f mount=%.1f sb=%.1f devices=%.1f",
+		wl_profile(), b->lsm, config, b->icount ? "icount" : "wall",
+		WATCH_PAIRS, WATCH_BLOCKS, f[WH_KEY], f[WH_MOUNT], f[WH_SB], f[WH_DEVICES]);
+	return 0;
+}
+
+/* strict, with a watch rule from w to each of the objects' labels. */
+static char *strict_watch_policy(const char *w)
+{
+	char own[128], *p = malloc(1024);
+
+	if (!p)
+		return NULL;
+	own_label(own, sizeof(own));
+	if (!w[0])
+		snprintf(p, 1024, "default strict\nenforce 1\n");
+	else
+		snprintf(p, 1024, "default strict\nenforce 1\nwatch %s %s\nwatch %s " SMACK_FLOOR "\n",
+			 w, own, w);
+	return p;
+}
+
+static enum wl_result bench_watch_cost(void)
+{
+	static struct bench b;
+	struct wcost_arg a = { .q = -1 };
+	bool wp = wl_have_watchpol();
+	/*
+	 * A removed watch leaves its user's watch count after an RCU grace
+	 * period, and the count may not pass RLIMIT_NOFILE (-EAGAIN): leave
+	 * room for the blocks' watches not yet freed.
+	 */
+	struct rlimit nofile, room = { 1 << 16, 1 << 16 };
+	char *strict = NULL;
+	cpu_set_t cpu0;
+	int r = 0;
+
+	if (!on_cmdline("watchlab.bench", "full")) {
+		wl_diag("the set-watch figures: make bench only (watchlab.bench=full)");
+		return WL_PASS;
+	}
+	b.icount = on_cmdline("watchlab.clock", "icount");
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	WL_EXPECT(!sched_setaffinity(0, sizeof(cpu0), &cpu0),
+		  "sched_setaffinity: %s", strerror(errno));
+	WL_EXPECT(wl_try_read("/sys/kernel/security/lsm", b.lsm, sizeof(b.lsm)) > 0,
+		  "read /sys/kernel/security/lsm: %s", strerror(errno));
+	b.lsm[strcspn(b.lsm, "\n")] = '\0';
+	WL_EXPECT(!wl_label_lookup("watcher", b.w_label, sizeof(b.w_label)),
+		  "no watcher label");
+	WL_EXPECT(!getrlimit(RLIMIT_NOFILE, &nofile) && !setrlimit(RLIMIT_NOFILE, &room),
+		  "setrlimit(NOFILE, %u): %s", 1 << 16, strerror(errno));
+	wp_log_detach();
+	umount2(WATCH_DIR, MNT_DETACH);
+	WL_EXPECT(wl_tmpfs(WATCH_DIR, NULL) == 0, "mount %s", WATCH_DIR);
+	a.key = add_key("user", "wl-bench-watch", "v", 1, KEY_SPEC_PROCESS_KEYRING);
+	if (a.key < 0 || keyctl_setperm(a.key, KEY_POS_ALL | KEY_USR_ALL | KEY_OTH_VIEW)) {
+		wl_diag("bench: add_key/setperm: %s", strerror(errno));
+		r = -1;
+	}
+	if (!r) {
+		a.q = wl_wq_open(BENCH_QSLOTS);
+		r = a.q < 0 ? -1 : 0;
+	}
+	if (!r && !wp)
+		r = watch_cost(&b, lsm_active(&b, "smack") ? "no-watchpol" : "no-lsm",
+			       NULL, &a, b.w_label);
+	if (!r && wp) {
+		WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+		strict = strict_watch_policy(b.w_label);
+		r = strict ? 0 : -1;
+		if (!r)
+			r = watch_cost(&b, "watchpol-none", "default none\n", &a, b.w_label);
+		if (!r)
+			r = watch_cost(&b, "watchpol-strict", strict, &a, b.w_label);
+		free(strict);
+		WL_EXPECT(wp_restore_policy(), "restore the policy");
+	}
+	if (a.q >= 0)
+		wl_wq_close(a.q);
+	if (a.key > 0)
+		keyctl_invalidate(a.key);
+	umount2(WATCH_DIR, MNT_DETACH);
+	setrlimit(RLIMIT_NOFILE, &nofile);
+	WL_EXPECT(r == 0, "the set-watch benchmark failed (above)");
+	return WL_PASS;
+}
+
 static const struct wl_test watchpol_bench_tests[] = {
 	{ "bench_post_cost", bench_post_cost },
+	{ "bench_watch_cost", bench_watch_cost },
 };
 
 /* Every boot: each offers its own configurations (plan()). */
