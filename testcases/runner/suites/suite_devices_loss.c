@@ -26,7 +26,8 @@
  * CPU real-time tasks hold) can let the kworker in during a burst; a burst
  * that lost nothing so proves nothing and is made again, up to
  * BURST_ATTEMPTS times.
- * Then one more failure is raised.  Each watcher - a ring and a pipe, both
+ * Once the work item has posted the burst (the pipe's LOSS has been read),
+ * one more failure is raised.  Each watcher - a ring and a pipe, both
  * large enough for every record - must get fewer records than were raised
  * and be told of the loss: WATCH_INFO_OVERRUN on a ring record, a META
  * LOSS record in the pipe.  A kernel that drops the records silently fails.
@@ -129,17 +130,20 @@ fail:
 	return NULL;
 }
 
-/* Count the block records on fd and whether a loss was flagged. */
-static int drain(int fd, const char *what, unsigned int *records, int *lost)
+/*
+ * Add the block records on fd to *records, and whether a loss was flagged
+ * to *lost; with until_loss, stop at the first loss.
+ */
+static int drain(int fd, const char *what, unsigned int *records, int *lost, bool until_loss)
 {
 	struct wl_record rec;
 	int r;
 
-	*records = 0;
-	*lost = 0;
 	while ((r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS * (wl_debug_kernel() ? 20 : 4))) == 1) {
 		if (rec.type == WATCH_TYPE_META && rec.subtype == WATCH_META_LOSS_NOTIFICATION) {
 			*lost = 1;
+			if (until_loss)
+				break;
 			continue;
 		}
 		if (rec.info & WATCH_INFO_OVERRUN)
@@ -160,7 +164,8 @@ static int drain(int fd, const char *what, unsigned int *records, int *lost)
 static int burst_once(struct burst *b, int ncpu, int attempt)
 {
 	const unsigned int want = BURST_REQUESTS + 1;
-	int q[WL_TRANSPORT_NR], t, ret = 1;
+	int q[WL_TRANSPORT_NR], lost[WL_TRANSPORT_NR] = { 0 }, t, ret = 1;
+	unsigned int n[WL_TRANSPORT_NR] = { 0 };
 	cpu_set_t old, other;
 	pthread_t spin, rd;
 
@@ -191,22 +196,28 @@ static int burst_once(struct burst *b, int ncpu, int attempt)
 	pthread_join(rd, NULL);
 	pthread_join(spin, NULL);
 	sched_setaffinity(0, sizeof(old), &old);
-	/* One more, after the burst: the ring's overrun flag rides on it. */
-	if (atomic_load(&b->failed) || wl_nullb_read_bad(b->nb))
+	if (atomic_load(&b->failed))
+		ret = -1;
+	/*
+	 * The pipe's LOSS comes after the last record the work item posted:
+	 * once it has been read, the burst is posted and its loss flagged.
+	 * Only then one more failure, for the ring's overrun flag to ride on:
+	 * raised earlier, it could be posted in the same run as the burst,
+	 * before the flag was set (seen with voluntary preemption).
+	 */
+	if (drain(q[WL_TRANSPORT_PIPE], "pipe", &n[WL_TRANSPORT_PIPE], &lost[WL_TRANSPORT_PIPE],
+		  true) < 0 || wl_nullb_read_bad(b->nb))
 		ret = -1;
 	for (t = 0; t < WL_TRANSPORT_NR; t++) {
-		unsigned int n;
-		int lost;
-
-		if (drain(q[t], wl_transport_name(t), &n, &lost) < 0)
+		if (drain(q[t], wl_transport_name(t), &n[t], &lost[t], false) < 0)
 			ret = -1;
 		wl_diag("attempt %d, %s queue: %u of %u block records, loss %s", attempt,
-			wl_transport_name(t), n, want, lost ? "flagged" : "not flagged");
-		if (n < want && !lost) {
+			wl_transport_name(t), n[t], want, lost[t] ? "flagged" : "not flagged");
+		if (n[t] < want && !lost[t]) {
 			wl_diag("%s queue: %u records missing and no loss flagged",
-				wl_transport_name(t), want - n);
+				wl_transport_name(t), want - n[t]);
 			ret = -1;
-		} else if (n >= want && ret == 1) {
+		} else if (n[t] >= want && ret == 1) {
 			ret = 0;
 		}
 		wl_wq_close(q[t]);

@@ -18,12 +18,12 @@
  * keeps them all, or drops them silently, fails.
  *
  * concurrent_setattr_order: two threads turn one watched mount read-only
- * and read-write with mount_setattr() side by side, while the test reads,
- * until ORDER_RECORDS records have come (or each thread made ORDER_CALLS
- * calls).  Each change that flips the state posts one READONLY record, so
- * the records must alternate between IS_NOW_RO set and clear, and the last
- * one must say what the mount is now.  Two changes whose posts cross show
- * as two records in a row that say the same.
+ * and read-write with mount_setattr(), ORDER_ROUNDS rounds in which both
+ * wait for each other and then call at once, so that their calls overlap
+ * whatever the host's load.  Each change that flips the state posts one
+ * READONLY record, so the records must alternate between IS_NOW_RO set and
+ * clear, and the last one must say what the mount is now.  Two changes
+ * whose posts cross show as two records in a row that say the same.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,9 +50,8 @@
 #define CHAIN_WATCH_ID 2
 
 #define ORDER_MNT "/tmp/wlnotesorder"
-/* Stop once this many records have come, or each thread made this many calls. */
-#define ORDER_RECORDS 64
-#define ORDER_CALLS 2000
+/* Rounds of one set and one clear side by side; at most 2 records each. */
+#define ORDER_ROUNDS 120
 #define ORDER_MIN_RECORDS 8
 
 static int read_record(int fd, struct wl_record *rec)
@@ -164,13 +163,15 @@ out:
 }
 
 struct flipper {
-	atomic_int *go, *stop;
+	atomic_uint *arrived;	/* both threads, once per round */
 	bool set;		/* MOUNT_ATTR_RDONLY set, or cleared */
-	atomic_uint calls;
 	int err;
 };
 
-/* Set or clear RDONLY until told to stop, or ORDER_CALLS times. */
+/*
+ * ORDER_ROUNDS rounds; in each, wait for the other thread, then set or
+ * clear RDONLY, so that the two calls of a round overlap.
+ */
 static void *flip(void *arg)
 {
 	struct flipper *f = arg;
@@ -180,121 +181,109 @@ static void *flip(void *arg)
 		attr.attr_set = MOUNT_ATTR_RDONLY;
 	else
 		attr.attr_clr = MOUNT_ATTR_RDONLY;
-	while (!atomic_load_explicit(f->go, memory_order_acquire))
-		;
-	for (unsigned int i = 0; i < ORDER_CALLS && !atomic_load(f->stop); i++) {
+	for (unsigned int round = 1; round <= ORDER_ROUNDS; round++) {
+		atomic_fetch_add(f->arrived, 1);
+		while (atomic_load(f->arrived) < 2 * round)
+			;
 		if (syscall(SYS_mount_setattr, AT_FDCWD, ORDER_MNT, 0, &attr, sizeof(attr)) &&
 		    !f->err)
 			f->err = errno;
-		atomic_store(&f->calls, i + 1);
 	}
 	return NULL;
 }
 
-struct order_check {
-	int prev;		/* -1, or what the last record said: read-only */
-	unsigned int n;
-};
-
 /*
- * Read the next record: it must be a READONLY record that says the opposite
- * of the one before.  1, 0 (none within timeout_ms) or -1 (diagnosed).
+ * Read every record: READONLY records each saying the opposite of the one
+ * before.  The number read, or -1 (diagnosed); *last is what the last said.
  */
-static int next_alternating(int q, struct order_check *o, int timeout_ms)
+static int read_alternating(int q, bool *last)
 {
 	struct wl_record rec;
-	int r = wl_wq_read(q, &rec, timeout_ms), ro;
+	int n = 0, prev = -1, ro, r;
 
-	if (r <= 0) {
-		if (r < 0)
-			wl_diag("reading the queue after %u records", o->n);
-		return r;
+	while ((r = read_record(q, &rec)) == 1) {
+		if (rec.type != WATCH_TYPE_MOUNT_NOTIFY || rec.subtype != NOTIFY_MOUNT_READONLY ||
+		    (rec.info & WATCH_INFO_OVERRUN)) {
+			wl_diag("record %d: type %u subtype %u info %#x, want READONLY with no loss",
+				n, rec.type, rec.subtype, rec.info);
+			return -1;
+		}
+		ro = !!(rec.info & NOTIFY_MOUNT_IS_NOW_RO);
+		if (ro == prev) {
+			wl_diag("records %d and %d both say %s: two changes' posts crossed",
+				n - 1, n, ro ? "read-only" : "read-write");
+			return -1;
+		}
+		prev = ro;
+		n++;
 	}
-	if (rec.type != WATCH_TYPE_MOUNT_NOTIFY || rec.subtype != NOTIFY_MOUNT_READONLY ||
-	    (rec.info & WATCH_INFO_OVERRUN)) {
-		wl_diag("record %u: type %u subtype %u info %#x, want READONLY with no loss",
-			o->n, rec.type, rec.subtype, rec.info);
+	if (r < 0) {
+		wl_diag("reading the queue after %d records", n);
 		return -1;
 	}
-	ro = !!(rec.info & NOTIFY_MOUNT_IS_NOW_RO);
-	if (ro == o->prev) {
-		wl_diag("records %u and %u both say %s: two changes' posts crossed",
-			o->n - 1, o->n, ro ? "read-only" : "read-write");
-		return -1;
-	}
-	o->prev = ro;
-	o->n++;
-	return 1;
+	*last = prev == 1;
+	return n;
 }
 
-/* Run the two flippers while reading; the records checked, or -1. */
-static int flip_and_read(int q, struct order_check *o)
+/* The two flippers, side by side; 0 or -1 (diagnosed). */
+static int flip_both(void)
 {
-	atomic_int go = 0, stop = 0;
+	atomic_uint arrived = 0;
 	struct flipper f[2] = {
-		{ .go = &go, .stop = &stop, .set = true },
-		{ .go = &go, .stop = &stop, .set = false },
+		{ .arrived = &arrived, .set = true },
+		{ .arrived = &arrived, .set = false },
 	};
-	pthread_t thr[2];
-	int i, r = 0, made = 0;
+	pthread_t thr;
+	int i, r;
 
-	for (i = 0; i < 2; i++) {
-		if (pthread_create(&thr[i], NULL, flip, &f[i])) {
-			wl_diag("pthread_create failed");
-			break;
-		}
-		made++;
-	}
-	atomic_store_explicit(&go, 1, memory_order_release);
-	while (made == 2 && r >= 0 && o->n < ORDER_RECORDS &&
-	       (atomic_load(&f[0].calls) < ORDER_CALLS ||
-		atomic_load(&f[1].calls) < ORDER_CALLS))
-		r = next_alternating(q, o, 50);
-	atomic_store(&stop, 1);
-	for (i = 0; i < made; i++)
-		pthread_join(thr[i], NULL);
-	while (r >= 0 && (r = next_alternating(q, o, WL_EVENT_TIMEOUT_MS)) == 1)
-		;
-	if (made < 2 || r < 0)
+	r = pthread_create(&thr, NULL, flip, &f[0]);
+	if (r) {
+		wl_diag("pthread_create: %s", strerror(r));
 		return -1;
+	}
+	flip(&f[1]);
+	pthread_join(thr, NULL);
 	for (i = 0; i < 2; i++)
 		if (f[i].err) {
 			wl_diag("mount_setattr(%s, %s RDONLY): %s", ORDER_MNT,
 				f[i].set ? "set" : "clear", strerror(f[i].err));
 			return -1;
 		}
-	wl_diag("%u and %u calls: %u READONLY records, alternating",
-		atomic_load(&f[0].calls), atomic_load(&f[1].calls), o->n);
 	return 0;
 }
 
 static enum wl_result concurrent_setattr_order(void)
 {
-	struct order_check o = { .prev = -1 };
 	enum wl_result res = WL_FAIL;
+	bool now_ro, last = false;
 	struct statvfs sv;
-	bool now_ro;
-	int q;
+	int q, n;
 
-	q = wl_wq_open(256);
+	/* At most two state changes a round: every record fits. */
+	q = wl_wq_open(2 * ORDER_ROUNDS + 8);
 	if (q < 0 || wl_tmpfs(ORDER_MNT, NULL))
 		goto out;
 	if (wl_watch_mount(AT_FDCWD, ORDER_MNT, 0, q, 1)) {
 		wl_diag("watch_mount(%s): %s", ORDER_MNT, strerror(errno));
 		goto out;
 	}
-	if (flip_and_read(q, &o))
+	if (flip_both())
 		goto out;
 	if (statvfs(ORDER_MNT, &sv)) {
 		wl_diag("statvfs(%s): %s", ORDER_MNT, strerror(errno));
 		goto out;
 	}
 	now_ro = sv.f_flag & ST_RDONLY;
-	if (o.n < ORDER_MIN_RECORDS)
-		wl_diag("only %u READONLY records: the two threads hardly ever interleaved", o.n);
-	else if (o.prev != now_ro)
+	n = read_alternating(q, &last);
+	if (n < 0)
+		goto out;
+	wl_diag("%d rounds: %d READONLY records, alternating; the mount is now %s",
+		ORDER_ROUNDS, n, now_ro ? "read-only" : "read-write");
+	if (n < ORDER_MIN_RECORDS)
+		wl_diag("only %d READONLY records: the calls hardly ever changed the state", n);
+	else if (last != now_ro)
 		wl_diag("the last record says %s, the mount is %s",
-			o.prev ? "read-only" : "read-write", now_ro ? "read-only" : "read-write");
+			last ? "read-only" : "read-write", now_ro ? "read-only" : "read-write");
 	else
 		res = WL_PASS;
 out:
