@@ -89,11 +89,6 @@ int wl_label_lookup(const char *abstract_name, char *buf, size_t len)
 	return 0;
 }
 
-static int smack_set_current(const char *label)
-{
-	return wl_write_file("/proc/self/attr/smack/current", label);
-}
-
 int wl_smack_enter(const char *label)
 {
 	return wl_write_file("/proc/self/attr/smack/current", label);
@@ -130,7 +125,7 @@ static int label_switch(const char *abstract_name, bool exec)
 		}
 		return 0;
 	case WL_LSM_SMACK:
-		return smack_set_current(label);
+		return wl_smack_enter(label);
 	case WL_LSM_NONE:
 		break;
 	}

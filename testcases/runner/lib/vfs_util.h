@@ -96,8 +96,11 @@ static inline int wl_mkdir(const char *path)
 	return 0;
 }
 
-/* mount a private tmpfs on path (creating it) with optional data. */
-static inline int wl_tmpfs(const char *path, const char *data)
+/*
+ * Mount a tmpfs on path (creating it) with optional data; its propagation is
+ * what a new mount gets there (private below a private mount).
+ */
+static inline int wl_tmpfs_here(const char *path, const char *data)
 {
 	if (wl_mkdir(path))
 		return -1;
@@ -105,6 +108,14 @@ static inline int wl_tmpfs(const char *path, const char *data)
 		wl_diag("mount tmpfs on %s (%s): %s", path, data ? data : "", strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+/* mount a private tmpfs on path (creating it) with optional data. */
+static inline int wl_tmpfs(const char *path, const char *data)
+{
+	if (wl_tmpfs_here(path, data))
+		return -1;
 	if (mount(NULL, path, NULL, MS_PRIVATE, NULL)) {
 		wl_diag("make %s private: %s", path, strerror(errno));
 		return -1;

@@ -85,10 +85,8 @@ static int chain_setup(char paths[][sizeof(NOTES_BASE) + 2 * CHAIN_DEPTH],
 		memcpy(paths[i] + len, "/c", 3);
 		len += 2;
 		/* A mount on a private mount is private. */
-		if (wl_mkdir(paths[i]) || mount("wlnotes", paths[i], "tmpfs", 0, NULL)) {
-			wl_diag("mount tmpfs on %s: %s", paths[i], strerror(errno));
+		if (wl_tmpfs_here(paths[i], NULL))
 			return -1;
-		}
 		ids[i] = wl_mnt_id(paths[i], false);
 		if (!ids[i])
 			return -1;

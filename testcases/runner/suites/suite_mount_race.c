@@ -260,18 +260,6 @@ static void *setattr_subtree(void *arg)
 	return NULL;
 }
 
-/* A tmpfs at path, a directory of a private mount: the new mount is private. */
-static int plain_tmpfs(const char *path)
-{
-	if (wl_mkdir(path))
-		return -1;
-	if (mount("wlnotes", path, "tmpfs", 0, NULL)) {
-		wl_diag("mount tmpfs on %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 static int watch_on(const char *path, int q, unsigned int id)
 {
 	if (wl_watch_mount(AT_FDCWD, path, 0, q, id)) {
@@ -298,11 +286,11 @@ static int notes_setup(struct notes_round *r)
 		return -1;
 	for (i = 0; i < NOTES_CHAIN; i++) {
 		memcpy(path + len + 2 * i, "/c", 3);
-		if (plain_tmpfs(path))
+		if (wl_tmpfs_here(path, NULL))
 			return -1;
 	}
 	/* Mounted last, G is the last mount a recursive change of P reaches. */
-	if (plain_tmpfs(NOTES_G))
+	if (wl_tmpfs_here(NOTES_G, NULL))
 		return -1;
 	/* The chain's queue overflows; only G's queue is read. */
 	for (i = NOTES_CHAIN; i > 0; i--) {
