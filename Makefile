@@ -170,7 +170,7 @@ $(KSELFTEST): $(TREE_KEY) $(UAPI)/.stamp
 		$(B)/linux/tools/testing/selftests/watch_queue/watch_queue_test.c
 
 # The kernel's sample program (samples/watch_queue/watch_test.c, extended by
-# kernel-patches 0024), from the patched tree; suite_sample runs it in every
+# kernel-patches 0025), from the patched tree; suite_sample runs it in every
 # boot and checks what it prints.
 SAMPLE := $(GUEST)/watch_test
 $(SAMPLE): $(TREE_KEY) $(UAPI)/.stamp

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mount_counts.h - the notification counters of kernel-patches 0023:
+ * mount_counts.h - the notification counters of kernel-patches 0024:
  * listmount() the caller's namespace, and statmount() a mount's own
  * counter and its superblock's.  Used by suite_recovery.c (a watcher
  * recovering from a lost record) and by the counter scenarios (a bystander
