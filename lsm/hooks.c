@@ -3,8 +3,9 @@
  * watchpol - LSM hooks on setting watches and posting notifications.
  *
  * W is the watch's creds (the task that set the watch), T the creds of
- * the task whose action triggered a notification (the kernel as
- * watch_cred_is_kernel() decides) and O the watched object.  The model in
+ * the task whose action triggered a notification (&init_cred for the
+ * kernel, as watch_cred_is_kernel() decides in the core) and O the
+ * watched object.  The model in
  * force for the watch type decides, and only denies when enforce is 1.
  * Set-watch decisions are evaluated under all four models (shadow
  * evaluation), counted and logged.  Posting is the hot path: a post is
@@ -53,17 +54,23 @@ MODULE_PARM_DESC(enforce, "Initial enforce setting (0: log only)");
 
 bool watchpol_enabled __ro_after_init;
 struct watchpol_policy __rcu *watchpol_active;
-/*
- * On while the policy in force checks posts for some type, switched by
- * watchpol_set_policy() in process context: off, the post hook returns
- * before it reads anything.
- */
-static DEFINE_STATIC_KEY_FALSE(watchpol_post_checks);
 /* On while a decision consumer is attached: watchpol_consumer_get(). */
 DEFINE_STATIC_KEY_FALSE(watchpol_consumed);
-/* Serialises policy replacement, the lock flag and policy text reads. */
+/*
+ * Serialises policy replacement, the lock flag, policy text reads and
+ * the switching of the post hook.
+ */
 DEFINE_MUTEX(watchpol_policy_mutex);
 bool watchpol_locked;
+/*
+ * The post hook is registered switched off (LSM_HOOK_INIT_RUNTIME()) and
+ * is on only while the policy in force checks posts for some type or a
+ * decision consumer is attached; otherwise a post runs exactly the code it
+ * runs without watchpol.  See post_hook_sync().
+ */
+static bool watchpol_post_policy;
+static unsigned int watchpol_consumers;
+static void post_hook_sync(void);
 
 /**
  * watchpol_resolve_label - resolve a label through the active major LSM
@@ -165,15 +172,20 @@ void watchpol_set_policy(struct watchpol_policy *p)
 	struct watchpol_policy *old;
 
 	/*
-	 * On before the policy is published, off after it: a post never sees
-	 * a policy that checks posts with the key off.
+	 * The post hook goes on before a policy that checks posts is
+	 * published, and off only after one that does not: no post starts
+	 * with the hook off while the policy in force checks posts.
 	 */
-	if (p && p->posts)
-		static_branch_enable(&watchpol_post_checks);
+	if (p && p->posts) {
+		watchpol_post_policy = true;
+		post_hook_sync();
+	}
 	old = rcu_replace_pointer(watchpol_active, p,
 				  lockdep_is_held(&watchpol_policy_mutex));
-	if (!p || !p->posts)
-		static_branch_disable(&watchpol_post_checks);
+	if (!p || !p->posts) {
+		watchpol_post_policy = false;
+		post_hook_sync();
+	}
 	if (old)
 		call_rcu(&old->rcu, watchpol_free_rcu);
 }
@@ -187,7 +199,11 @@ void watchpol_set_policy(struct watchpol_policy *p)
  */
 void watchpol_consumer_get(void)
 {
+	mutex_lock(&watchpol_policy_mutex);
 	static_branch_inc(&watchpol_consumed);
+	watchpol_consumers++;
+	post_hook_sync();
+	mutex_unlock(&watchpol_policy_mutex);
 }
 
 /**
@@ -198,7 +214,11 @@ void watchpol_consumer_get(void)
  */
 void watchpol_consumer_put(void)
 {
+	mutex_lock(&watchpol_policy_mutex);
+	watchpol_consumers--;
+	post_hook_sync();
 	static_branch_dec(&watchpol_consumed);
+	mutex_unlock(&watchpol_policy_mutex);
 }
 
 /* The uids of a subject. */
@@ -452,6 +472,15 @@ static struct watchpol_cred *watchpol_cred(const struct cred *cred)
 	return cred->security + watchpol_blob_sizes.lbs_cred;
 }
 
+/* The cred's secid if cred_sid() has read it already. */
+static __always_inline bool cred_sid_known(const struct cred *cred, u32 *sid)
+{
+	u64 v = READ_ONCE(watchpol_cred(cred)->sid);
+
+	*sid = (u32)v;
+	return v;
+}
+
 /* The cred's secid, read through the LSMs once per cred. */
 static __always_inline u32 cred_sid(const struct cred *cred)
 {
@@ -476,12 +505,21 @@ static __always_inline u32 cred_sid(const struct cred *cred)
  * The answer for the initial user namespace (which is never freed, so its
  * address names it) is kept in T's cred until an LSM policy changes.
  */
+static __always_inline u32 cap_kill_tag(void)
+{
+	return ((u32)atomic_read(&watchpol_lsm_gen) + 1) << 1;
+}
+
+static __always_inline bool cap_kill_cacheable(const struct cred *w_cred)
+{
+	return w_cred->user_ns == &init_user_ns && watchpol_cap_cacheable;
+}
+
 static bool t_has_cap_kill(const struct cred *t_cred, const struct cred *w_cred)
 {
 	struct watchpol_cred *wc = watchpol_cred(t_cred);
-	u32 gen = ((u32)atomic_read(&watchpol_lsm_gen) + 1) << 1;
-	bool cache = w_cred->user_ns == &init_user_ns &&
-		     watchpol_cap_cacheable;
+	u32 gen = cap_kill_tag();
+	bool cache = cap_kill_cacheable(w_cred);
 	u32 v = READ_ONCE(wc->cap_kill);
 	bool ok;
 
@@ -495,9 +533,9 @@ static bool t_has_cap_kill(const struct cred *t_cred, const struct cred *w_cred)
 }
 
 /*
- * The post hook past its static keys: the model in force for the type
- * checks posts, or a consumer is attached.  Out of line, so that the hook
- * with both keys off sets up no stack frame.
+ * The full evaluation of a post: every model's verdict, counted and logged
+ * when a consumer is attached or the model in force denies.  Out of line:
+ * the hook calls it only when post_allowed() cannot answer alone.
  */
 static noinline int post_decide(const struct watch *watch,
 				const struct cred *cred,
@@ -545,8 +583,8 @@ static noinline int post_decide(const struct watch *watch,
 	}
 	subj_uids(w_cred, &w);
 	w.sid = cred_sid(w_cred);
-	/* The core's rule (kernel/watch_queue.c), for any other caller too. */
-	if (watch_cred_is_kernel(cred)) {
+	/* The core passes &init_cred for the kernel: watch_cred_is_kernel(). */
+	if (cred == &init_cred) {
 		/* The kernel is judged by its own label, as Smack does. */
 		subj_uids(&init_cred, &t);
 		t.kernel = true;
@@ -579,35 +617,94 @@ static noinline int post_decide(const struct watch *watch,
 	return finish(&d, &w, enforce);
 }
 
+/*
+ * The uid part of kill_ok_by_cred(), on the creds themselves: T's uid or
+ * euid equals W's uid or suid (watchpol_dac_uid_ok() on copies).
+ */
+static __always_inline bool cred_uid_ok(const struct cred *t,
+					const struct cred *w)
+{
+	return uid_eq(t->euid, w->suid) || uid_eq(t->euid, w->uid) ||
+	       uid_eq(t->uid, w->suid) || uid_eq(t->uid, w->uid);
+}
+
+/* t_has_cap_kill() kept a yes for T in W's user namespace. */
+static __always_inline bool t_cap_kill_kept(const struct cred *t_cred,
+					    const struct cred *w_cred)
+{
+	return cap_kill_cacheable(w_cred) &&
+	       READ_ONCE(watchpol_cred(t_cred)->cap_kill) == (cap_kill_tag() | 1);
+}
+
+/*
+ * Does the model in force let this post through with nothing to record?
+ * The common answer, found on the creds without building a decision and
+ * without calling out: the model does not check posts, or
+ * watchpol_post_check() passes on what is cached (the labels' secids, then
+ * the uids, then T's kept CAP_KILL).  false means "evaluate in full"
+ * (post_decide()): a denial, the re-check (which calls into the object's
+ * source), and a secid or CAP_KILL answer not read yet, which
+ * post_decide() reads and keeps for the next post.  So this never allows
+ * what post_decide() would not.  Under RCU.
+ */
+static __always_inline bool post_allowed(const struct watchpol_policy *p,
+					 const struct watch *watch,
+					 const struct cred *cred, int type)
+{
+	const struct cred *w_cred;
+	u32 tsid, wsid;
+
+	if (!watchpol_model_posts(p, watchpol_model_for(p, type)))
+		return true;
+	if (p->recheck)
+		return false;
+	w_cred = watchpol_w_is_creator(p, type) ? watch_queue_cred(watch) :
+						  watch->cred;
+	if (p->post_label &&
+	    (!cred_sid_known(cred, &tsid) || !cred_sid_known(w_cred, &wsid) ||
+	     !watchpol_rule_ok(&p->post, watchpol_sid(p, tsid),
+			       watchpol_sid(p, wsid))))
+		return false;
+	if (!p->post_dac)
+		return true;
+	if (cred == &init_cred)
+		return p->kernel_events;
+	return cred_uid_ok(cred, w_cred) || t_cap_kill_kept(cred, w_cred);
+}
+
 /**
  * watchpol_post_notification - rule on delivering one notification
  * @watch: the watch; W is the creds of its setter (watch->cred) or, where
  *	the policy says "w_creds <type> creator", of its queue's creator
- * @cred: the triggerer's creds; the kernel as decided by
- *	watch_cred_is_kernel() (the core passes &init_cred for it)
+ * @cred: the triggerer's creds, or &init_cred for the kernel (the core
+ *	passes it for every post watch_cred_is_kernel() ascribes to the kernel)
  * @n: the notification
  *
  * Runs under RCU and spinlocks, possibly in interrupt context: no sleeping,
  * allocation, mutexes or string formatting.  What a post costs depends on
  * what is asked of it:
  *
- * * No model in force checks posts (none, watcher) and no consumer: two
- *   static branches, then return.
- * * The model in force for the type checks posts: the DAC uid compares,
- *   T's and W's secids (read through the LSMs once per cred, see
- *   cred_sid()) and one hash probe when both sides are labelled and
- *   differ, and the CAP_KILL check (once per cred and LSM policy, see
- *   t_has_cap_kill()) only when the uids differ and it decides, and with
- *   "recheck on" the object source's check (watch_may_observe(); a key:
- *   View permission through key_task_permission()).  Nothing
- *   is written unless the post is denied (then it is counted, logged and
- *   audited, as always).
+ * * No model in force checks posts (none, watcher) and no consumer: the
+ *   hook is switched off (post_hook_sync()) and not called at all.
+ * * The model in force for the type checks posts and lets this one
+ *   through: post_allowed(), on the creds, with T's and W's secids (read
+ *   through the LSMs once per cred, see cred_sid()), one hash probe when
+ *   both sides are labelled and differ, the DAC uid compares and, only
+ *   when the uids differ, the CAP_KILL answer (asked once per cred and LSM
+ *   policy, see t_has_cap_kill()).  Nothing is written.  The first post
+ *   of a cred, before its secid or CAP_KILL answer is kept, takes the full
+ *   path below.
+ * * It denies the post, or "recheck on" asks the object's source again
+ *   (watch_may_observe(); a key: View permission through
+ *   key_task_permission()): post_decide() evaluates it in full, and a
+ *   denial is counted, logged and audited, as always.
  * * A consumer is attached (watchpol/log open): every post is evaluated,
  *   counted per model and logged with every model's verdict; this is the
  *   consumer's cost.
  *
  * The verdict of the model in force does not depend on which of these
- * ran.
+ * ran.  A post that started before the hook was switched off runs to the
+ * end with the policy it read, which no longer checks posts: it returns 0.
  *
  * Return: 0 or -EACCES.
  */
@@ -615,8 +712,20 @@ static int watchpol_post_notification(const struct watch *watch,
 				      const struct cred *cred,
 				      struct watch_notification *n)
 {
-	if (!static_branch_unlikely(&watchpol_post_checks) &&
-	    !static_branch_unlikely(&watchpol_consumed))
+	const struct watchpol_policy *p;
+	bool allowed;
+
+	if (static_branch_unlikely(&watchpol_consumed))
+		return post_decide(watch, cred, n);
+	/* Removal and loss records always pass. */
+	if (n->type == WATCH_TYPE_META)
+		return 0;
+	rcu_read_lock();
+	p = rcu_dereference(watchpol_active);
+	allowed = !p || post_allowed(p, watch, cred,
+				     watchpol_record_type(n->type));
+	rcu_read_unlock();
+	if (likely(allowed))
 		return 0;
 	return post_decide(watch, cred, n);
 }
@@ -672,8 +781,9 @@ static const struct lsm_id watchpol_lsmid = {
 	.id = LSM_ID_WATCHPOL,
 };
 
+/* post_notification first: post_hook_sync() switches watchpol_hooks[0]. */
 static struct security_hook_list watchpol_hooks[] __ro_after_init = {
-	LSM_HOOK_INIT(post_notification, watchpol_post_notification),
+	LSM_HOOK_INIT_RUNTIME(post_notification, watchpol_post_notification),
 #ifdef CONFIG_KEY_NOTIFICATIONS
 	LSM_HOOK_INIT(watch_key, watchpol_watch_key),
 #endif
@@ -687,6 +797,18 @@ static struct security_hook_list watchpol_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(watch_devices, watchpol_watch_devices),
 #endif
 };
+
+/*
+ * Switch the post hook on or off, as the policy in force and the consumers
+ * need it.  It patches code: process context, under watchpol_policy_mutex.
+ */
+static void post_hook_sync(void)
+{
+	bool on = watchpol_post_policy || watchpol_consumers;
+
+	lockdep_assert_held(&watchpol_policy_mutex);
+	WARN_ON_ONCE(security_hook_toggle(&watchpol_hooks[0], on));
+}
 
 static int __init watchpol_init(void)
 {
@@ -703,11 +825,13 @@ static int __init watchpol_init(void)
 		pr_err("bad watchpol.model=\"%s\": %s; failing safe to \"default strict\", \"kernel_events deny\"\n",
 		       boot_model, err.reason);
 	}
-	if (p && p->posts)
-		static_branch_enable(&watchpol_post_checks);
 	RCU_INIT_POINTER(watchpol_active, p);
 	security_add_hooks(watchpol_hooks, ARRAY_SIZE(watchpol_hooks),
 			   &watchpol_lsmid);
+	mutex_lock(&watchpol_policy_mutex);
+	watchpol_post_policy = p && p->posts;
+	post_hook_sync();
+	mutex_unlock(&watchpol_policy_mutex);
 	if (register_blocking_lsm_notifier(&watchpol_lsm_nb))
 		pr_err("cannot follow LSM policy changes\n");
 	watchpol_enabled = true;

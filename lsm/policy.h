@@ -264,8 +264,8 @@ static inline u32 watchpol_rule_slot(const struct watchpol_ruleset *rs,
  *
  * Return: true if the pair may proceed.
  */
-static inline bool watchpol_rule_ok(const struct watchpol_ruleset *rs,
-				    u32 ssid, u32 osid)
+static __always_inline bool watchpol_rule_ok(const struct watchpol_ruleset *rs,
+					     u32 ssid, u32 osid)
 {
 	u64 key = watchpol_rule_key(ssid, osid);
 	u32 slot;

@@ -1005,6 +1005,57 @@ static enum wl_result per_type_model_applies(void)
 					    true, "verdict=allow", "result=allow");
 }
 
+/*
+ * With no consumer attached (watchpol/log closed), watchpol's post hook is
+ * called only while the policy checks posts (kernel-patches 0020), and an
+ * allowed post is answered by post_allowed() alone.  Under strict the
+ * cross-user posts are refused and counted as refused; under none, with
+ * the hook off, they are delivered and nothing is refused; strict again
+ * refuses them again, and the watcher's own posts pass every time.  A hook
+ * left off after a switch, or a fast path that lets through what strict
+ * refuses, delivers the cross-user posts; a fast path that refuses what
+ * it should pass loses the own ones.
+ */
+static enum wl_result post_hook_follows_policy_without_consumer(void)
+{
+	static const char *const policies[] = {
+		"default strict\nenforce 1\n",
+		"default none\nenforce 1\n",
+		"default strict\nenforce 1\n",
+	};
+	enum { N = WL_ARRAY_SIZE(policies) };
+	const unsigned int own = 3, cross = 10;
+	struct wp_count e0[N], e1[N];
+	int got[N], r[N], stats_ok = 1;
+	unsigned int i;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	wp_log_detach();
+	for (i = 0; i < N; i++) {
+		r[i] = wp_write_policy_str(policies[i]);
+		stats_ok &= !stat_row("post_notification", "enforced", &e0[i]);
+		got[i] = r[i] ? -1 : run_key_events(own);
+		stats_ok &= !stat_row("post_notification", "enforced", &e1[i]);
+	}
+	wp_restore_policy();
+	WL_EXPECT(stats_ok, "stats");
+	for (i = 0; i < N; i++) {
+		bool checks = strncmp(policies[i], "default strict", 14) == 0;
+
+		WL_EXPECT(r[i] == 0, "write policy %u: %s", i, strerror(-r[i]));
+		WL_EXPECT(got[i] >= 0, "the key event run under policy %u failed", i);
+		WL_EXPECT((unsigned int)got[i] == own + (checks ? 0 : cross),
+			  "policy %u (%s): the watcher received %d records, want %u",
+			  i, checks ? "strict" : "none", got[i],
+			  own + (checks ? 0 : cross));
+		WL_EXPECT(e1[i].deny - e0[i].deny == (checks ? cross : 0),
+			  "policy %u (%s): watchpol refused %lu posts, want %u",
+			  i, checks ? "strict" : "none", e1[i].deny - e0[i].deny,
+			  checks ? cross : 0);
+	}
+	return WL_PASS;
+}
+
 /* META records pass even under strict with kernel events denied. */
 static int meta_child(void *arg)
 {
@@ -1452,6 +1503,8 @@ static const struct wl_test watchpol_tests[] = {
 	{ "strict_counts_and_logs_denials", strict_counts_and_logs_denials },
 	{ "enforce0_delivers_and_logs_would_deny", enforce0_delivers_and_logs_would_deny },
 	{ "per_type_model_applies", per_type_model_applies },
+	{ "post_hook_follows_policy_without_consumer",
+	  post_hook_follows_policy_without_consumer },
 	{ "meta_records_always_pass", meta_records_always_pass },
 };
 
