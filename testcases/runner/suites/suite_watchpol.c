@@ -546,14 +546,13 @@ static enum wl_result policy_write_misuse_changes_nothing(void)
 		  "zero-length write got %s, want EINVAL", strerror(e));
 	WL_EXPECT(policy_is(other_canon), "the policy changed before the end line");
 	WL_EXPECT(!(e = write_errno(fd, "end\n", 4)), "write the end line: %s", strerror(e));
+	/* Parsed at the end line, in force at the last close. */
+	WL_EXPECT(policy_is(other_canon), "the policy went in force before close");
+	WL_EXPECT(!(e = write_errno(fd, "# a comment after the end\n\n", 27)),
+		  "a comment after the end line: %s", strerror(e));
+	WL_EXPECT(!close(fd), "close after the end line: %s", strerror(errno));
 	WL_EXPECT(policy_is("default strict\nenforce 1\nkernel_events allow\nend\n"),
 		  "the policy written around the failed calls did not load whole");
-	/* After a load, the open file takes no more text. */
-	WL_EXPECT((e = write_errno(fd, "default none\nend\n", 17)) == EBADFD,
-		  "write after a load got %s, want EBADFD", strerror(e));
-	WL_EXPECT(!close(fd), "close after a load: %s", strerror(errno));
-	WL_EXPECT(policy_is("default strict\nenforce 1\nkernel_events allow\nend\n"),
-		  "a write after the load changed the policy");
 
 	/* A rejected policy; then nothing on that file loads. */
 	e = -wp_write_policy_str(other_policy);
@@ -593,6 +592,84 @@ static enum wl_result policy_write_misuse_changes_nothing(void)
 	fd = open(WP_POLICY, O_RDWR | O_CLOEXEC);
 	WL_EXPECT(fd < 0 && errno == EINVAL, "O_RDWR open got %s, want EINVAL",
 		  fd < 0 ? strerror(errno) : "success");
+	return wp_restore_policy() ? WL_PASS : WL_FAIL;
+}
+
+/*
+ * Write @text on one open file in two writes cut at @cut (one write when
+ * @cut is 0 or the length), then close.  The first errno of the writes
+ * and of close(), 0 if none.
+ */
+static int write_split(const char *text, size_t cut)
+{
+	size_t len = strlen(text);
+	int fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC), e = 0;
+
+	if (fd < 0)
+		return errno;
+	if (cut && cut < len) {
+		e = write_errno(fd, text, cut);
+		if (!e)
+			e = write_errno(fd, text + cut, len - cut);
+	} else {
+		e = write_errno(fd, text, len);
+	}
+	if (close(fd) && !e)
+		e = errno;
+	return e;
+}
+
+/*
+ * Text after the end line is one rule whatever the writes (review M1):
+ * a statement there rejects the policy, blanks and comments load it.
+ * Every cut point of each text, and a byte at a time.  The first text is
+ * the review's: "default none" must never be left in force.
+ */
+static enum wl_result policy_text_after_end_at_every_split(void)
+{
+	static const char stmt[] =
+		"default none\nend\ndefault strict\nkernel_events deny\nend\n";
+	static const char comments[] = "default strict\nend\n\n  # trailing\n\t#\n";
+	static const char strict_canon[] =
+		"default strict\nenforce 1\nkernel_events allow\nend\n";
+	size_t len;
+	int e, fd;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	len = strlen(stmt);
+	for (size_t cut = 0; cut <= len; cut++) {
+		e = -wp_write_policy_str(other_policy);
+		WL_EXPECT(!e, "set the other policy: %s", strerror(e));
+		e = write_split(stmt, cut);
+		WL_EXPECT(e == EINVAL, "a statement after end, cut at %zu: %s, want EINVAL",
+			  cut, e ? strerror(e) : "success");
+		WL_EXPECT(policy_is(other_canon),
+			  "a statement after end, cut at %zu: the policy changed", cut);
+	}
+	len = strlen(comments);
+	for (size_t cut = 0; cut <= len; cut++) {
+		e = -wp_write_policy_str(other_policy);
+		WL_EXPECT(!e, "set the other policy: %s", strerror(e));
+		e = write_split(comments, cut);
+		WL_EXPECT(!e, "comments after end, cut at %zu: %s", cut, strerror(e));
+		WL_EXPECT(policy_is(strict_canon),
+			  "comments after end, cut at %zu: not loaded", cut);
+	}
+	/* A byte at a time: the statement after end is refused. */
+	e = -wp_write_policy_str(other_policy);
+	WL_EXPECT(!e, "set the other policy: %s", strerror(e));
+	fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	WL_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	len = strlen(stmt);
+	e = 0;
+	for (size_t i = 0; i < len && !e; i++)
+		e = write_errno(fd, stmt + i, 1);
+	WL_EXPECT(e == EINVAL, "byte writes with a statement after end: %s, want EINVAL",
+		  e ? strerror(e) : "success");
+	close(fd);
+	WL_EXPECT(policy_is(other_canon), "byte writes: the policy changed");
+	WL_EXPECT(klog_has("watchpol: policy rejected: line 3: statement after end"),
+		  "the kernel log does not say why");
 	return wp_restore_policy() ? WL_PASS : WL_FAIL;
 }
 
@@ -1446,6 +1523,7 @@ static const struct wl_test watchpol_tests[] = {
 	{ "policy_chunked_writes_load_whole", policy_chunked_writes_load_whole },
 	{ "policy_truncated_never_loads", policy_truncated_never_loads },
 	{ "policy_write_misuse_changes_nothing", policy_write_misuse_changes_nothing },
+	{ "policy_text_after_end_at_every_split", policy_text_after_end_at_every_split },
 	{ "stats_label_part", stats_label_part },
 	{ "kernel_events_govern_kworker_posts", kernel_events_govern_kworker_posts },
 	{ "writes_need_cap_mac_admin", writes_need_cap_mac_admin },
