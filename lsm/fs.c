@@ -354,10 +354,11 @@ static const struct file_operations policy_fops = {
 static int stats_show(struct seq_file *m, void *v)
 {
 	const struct watchpol_policy *p;
-	u32 unresolved;
+	u32 unresolved, sid;
 
-	u32 sid;
-
+	/* At every read, as the log: a descriptor handed on reads nothing. */
+	if (!mac_admin(m->file))
+		return -EPERM;
 	watchpol_stats_show(m);
 	rcu_read_lock();
 	p = rcu_dereference(watchpol_active);
@@ -381,7 +382,7 @@ static int stats_show(struct seq_file *m, void *v)
 /*
  * The counters move with every user's watches and events, so they are a
  * channel between principals that no model mediates: CAP_MAC_ADMIN only,
- * like the log.
+ * like the log, at open and at every read (stats_show()).
  */
 static int stats_open(struct inode *inode, struct file *file)
 {

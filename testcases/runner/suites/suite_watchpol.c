@@ -833,6 +833,36 @@ static int unprivileged_user_child(void *arg)
 	return 0;
 }
 
+/* Reading stats through an fd a privileged opener passed on. */
+static int stats_fd_child(void *arg)
+{
+	char buf[256];
+	ssize_t n = read(*(int *)arg, buf, sizeof(buf));
+
+	if (n >= 0 || errno != EPERM) {
+		wl_diag("reading stats through a privileged fd as uid %d: %s, want EPERM",
+			getuid(), n >= 0 ? "success" : strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The counters are CAP_MAC_ADMIN's at every read, as the log is, not only
+ * at open: a descriptor handed on (SCM_RIGHTS, inheritance) reads nothing.
+ */
+static enum wl_result stats_checked_at_read(void)
+{
+	struct wl_creds user = wl_user(WP_WATCHER);
+	int fd = open(WP_STATS, O_RDONLY | O_CLOEXEC), r;
+
+	WL_EXPECT(fd >= 0, "open %s: %s", WP_STATS, strerror(errno));
+	r = wl_run_as(&user, stats_fd_child, &fd);
+	close(fd);
+	WL_EXPECT(r == 0, "uid %d read the counters through root's descriptor", WP_WATCHER);
+	return WL_PASS;
+}
+
 static enum wl_result writes_need_cap_mac_admin(void)
 {
 	struct wl_creds root = wl_user(0), user = wl_user(WP_WATCHER);
@@ -1527,6 +1557,7 @@ static const struct wl_test watchpol_tests[] = {
 	{ "stats_label_part", stats_label_part },
 	{ "kernel_events_govern_kworker_posts", kernel_events_govern_kworker_posts },
 	{ "writes_need_cap_mac_admin", writes_need_cap_mac_admin },
+	{ "stats_checked_at_read", stats_checked_at_read },
 	{ "strict_counts_and_logs_denials", strict_counts_and_logs_denials },
 	{ "enforce0_delivers_and_logs_would_deny", enforce0_delivers_and_logs_would_deny },
 	{ "per_type_model_applies", per_type_model_applies },
