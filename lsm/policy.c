@@ -488,6 +488,15 @@ struct watchpol_policy *watchpol_policy_parse(const char *text, size_t len,
 
 	if (build_text(p))
 		goto fail;
+	/*
+	 * What "policy" reads back, its end line included, must load again,
+	 * and re-resolution parses the canonical text: both within the limit.
+	 */
+	if (p->text_len + strlen("end\n") > WATCHPOL_MAX_POLICY) {
+		err->reason = "policy too large in canonical form";
+		ret = -EFBIG;
+		goto fail;
+	}
 	return p;
 
 fail:

@@ -251,6 +251,67 @@ static void watchpol_test_parse_limits(struct kunit *test)
 }
 
 /*
+ * A policy accepted at the size limit reads back (canonical text and the
+ * end line) within the limit, so that it can be written back and parsed
+ * again when labels are resolved again; one whose canonical form would
+ * not fit is refused.  Rules alone: the canonical form adds the default,
+ * enforce and kernel_events lines.
+ */
+static size_t rules_text(char *buf, size_t size, int n)
+{
+	size_t pos = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		pos += scnprintf(buf + pos, size - pos, "post l%020d l1\n",
+				 i + 2);
+	return pos;
+}
+
+static void watchpol_test_canonical_limit(struct kunit *test)
+{
+	size_t max = WATCHPOL_MAX_POLICY, len, fill;
+	struct watchpol_parse_error err;
+	struct watchpol_policy *p, *q;
+	char *buf;
+
+	buf = kunit_kzalloc(test, max + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+
+	/* Exactly the limit, its canonical form over it: refused. */
+	len = rules_text(buf, max + 1, max / 30);
+	fill = max - len;
+	KUNIT_ASSERT_GT(test, fill, (size_t)1);
+	memset(buf + len, '#', fill - 1);
+	buf[max - 1] = '\n';
+	p = watchpol_policy_parse(buf, max, fake_resolve, &err);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(p));
+	if (!IS_ERR(p)) {
+		KUNIT_FAIL(test, "canonical text %zu bytes, limit %zu",
+			   p->text_len, max);
+		watchpol_policy_free(p);
+	} else {
+		KUNIT_EXPECT_EQ(test, PTR_ERR(p), -EFBIG);
+		KUNIT_EXPECT_NOT_NULL(test, err.reason);
+	}
+
+	/* Two rules fewer: it fits, reads back and parses again. */
+	len = rules_text(buf, max + 1, max / 30 - 2);
+	p = watchpol_policy_parse(buf, len, fake_resolve, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	KUNIT_EXPECT_LE(test, p->text_len + strlen("end\n"), max);
+	memcpy(buf, p->text, p->text_len);
+	memcpy(buf + p->text_len, "end\n", 4);
+	q = watchpol_policy_parse(buf, p->text_len + 4, fake_resolve, &err);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(q));
+	if (!IS_ERR(q)) {
+		KUNIT_EXPECT_EQ(test, q->text_len, p->text_len);
+		watchpol_policy_free(q);
+	}
+	watchpol_policy_free(p);
+}
+
+/*
  * Three pairs whose keys start their probe at one slot: the second and
  * third are found past it, and a fourth with that slot, not in the table,
  * is not (the probe stops at the empty slot, not at the first).
@@ -1015,6 +1076,7 @@ static struct kunit_case watchpol_test_cases[] = {
 	KUNIT_CASE_PARAM(watchpol_test_parse_invalid,
 			 parse_invalid_gen_params),
 	KUNIT_CASE(watchpol_test_parse_limits),
+	KUNIT_CASE(watchpol_test_canonical_limit),
 	KUNIT_CASE(watchpol_test_rulesets),
 	KUNIT_CASE(watchpol_test_rule_collisions),
 	KUNIT_CASE(watchpol_test_posts),
