@@ -515,9 +515,9 @@ static const char watchpol_fail_safe[] = "default strict\nkernel_events deny\n";
  * @resolve: maps a label to a secid (unused by these statements)
  * @err: reason and item number when @models is bad, else reason NULL
  *
- * A bad @models fails safe: the policy is "default strict" with
- * "kernel_events deny" (and @enforce), never the "none" a typo would
- * otherwise leave in force.
+ * A bad @models, or one that names no model at all (an empty value),
+ * fails safe: the policy is "default strict" with "kernel_events deny"
+ * (and @enforce), never the "none" a typo would otherwise leave in force.
  *
  * Return: the policy, or an ERR_PTR when out of memory.
  */
@@ -527,9 +527,13 @@ struct watchpol_policy *watchpol_boot_policy(const char *models, bool enforce,
 {
 	struct watchpol_parse_error perr;
 	struct watchpol_policy *p;
-	/* An item of n >= 1 bytes becomes at most n + 7 bytes of text. */
-	size_t size = 8 * strlen(models) + 32, pos;
+	/*
+	 * An item of n >= 1 bytes becomes at most n + 7 bytes of text; the
+	 * fail-safe text must fit whatever @models was.
+	 */
+	size_t size = 8 * strlen(models) + sizeof(watchpol_fail_safe) + 32, pos;
 	char *text, *list, *item, *s;
+	unsigned int items = 0;
 
 	text = kzalloc(size, GFP_KERNEL);
 	list = kstrdup(models, GFP_KERNEL);
@@ -548,13 +552,20 @@ struct watchpol_policy *watchpol_boot_policy(const char *models, bool enforce,
 			*colon = ' ';
 		pos += scnprintf(text + pos, size - pos, "%s %s\n",
 				 colon ? "model" : "default", item);
+		items++;
 	}
-	p = watchpol_policy_parse(text, pos, resolve, &perr);
-	*err = perr;
-	if (!IS_ERR(p) || PTR_ERR(p) != -EINVAL)
-		goto out;
-	/* perr.line counts the enforce line: make it the item's number. */
-	err->line = perr.line - 1;
+	if (items) {
+		p = watchpol_policy_parse(text, pos, resolve, &perr);
+		*err = perr;
+		if (!IS_ERR(p) || PTR_ERR(p) != -EINVAL)
+			goto out;
+		/* perr.line counts the enforce line: make it the item's number. */
+		err->line = perr.line - 1;
+	} else {
+		/* "watchpol.model=": a template whose variable was unset. */
+		err->line = 0;
+		err->reason = "no model given";
+	}
 	pos = scnprintf(text, size, "%senforce %d\n", watchpol_fail_safe,
 			enforce);
 	p = watchpol_policy_parse(text, pos, resolve, &perr);

@@ -1049,6 +1049,9 @@ static void watchpol_test_boot_policy(struct kunit *test)
 		  "default strict\nenforce 1\nkernel_events deny\n" },
 		{ "key", true, "default strict\nenforce 1\nkernel_events deny\n" },
 		{ "a:b:c", true, "default strict\nenforce 1\nkernel_events deny\n" },
+		/* An empty value (an unset template variable) is no model. */
+		{ "", true, "default strict\nenforce 1\nkernel_events deny\n" },
+		{ ",", true, "default strict\nenforce 1\nkernel_events deny\n" },
 	};
 	struct watchpol_parse_error err;
 	struct watchpol_policy *p;
