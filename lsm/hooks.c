@@ -322,6 +322,29 @@ static const struct cred *watcher_cred(const struct watch *watch)
 }
 #endif
 
+#if defined(CONFIG_MOUNT_NOTIFICATIONS) || defined(CONFIG_SB_NOTIFICATIONS)
+/**
+ * reachable - can the task setting a watch reach what it names?
+ * @path: the path the watch was set through
+ *
+ * A path from outside the task's root (a directory descriptor kept across
+ * chroot() or received over a unix socket, or /proc/PID/root of a task in
+ * another mount namespace) names something the task cannot see.
+ *
+ * Return: true if @path is under the current task's root.
+ */
+static bool reachable(const struct path *path)
+{
+	struct path root;
+	bool under;
+
+	get_fs_root(current->fs, &root);
+	under = path_is_under(path, &root);
+	path_put(&root);
+	return under;
+}
+#endif
+
 #ifdef CONFIG_MOUNT_NOTIFICATIONS
 /**
  * watchpol_watch_mount - rule on watching a mount topology subtree
@@ -336,16 +359,11 @@ static const struct cred *watcher_cred(const struct watch *watch)
  */
 static int watchpol_watch_mount(struct watch *watch, const struct path *path)
 {
-	struct path root;
-	bool visible;
 	u32 o_sid = 0;
 
-	get_fs_root(current->fs, &root);
-	visible = path_is_under(path, &root);
-	path_put(&root);
 	security_inode_getsecid(d_backing_inode(path->mnt->mnt_root), &o_sid);
 	return watch_decide(WATCHPOL_HOOK_WATCH_MOUNT, WATCHPOL_TYPE_MOUNT,
-			    watcher_cred(watch), o_sid, visible, false);
+			    watcher_cred(watch), o_sid, reachable(path), false);
 }
 #endif /* CONFIG_MOUNT_NOTIFICATIONS */
 
@@ -353,22 +371,23 @@ static int watchpol_watch_mount(struct watch *watch, const struct path *path)
 /**
  * watchpol_watch_sb - rule on watching a superblock
  * @watch: the watch being set (its creds: see watcher_cred())
- * @sb: the superblock to watch
+ * @path: the path that names the superblock
  *
- * The caller found @sb through a path it resolved in its own namespace;
- * the watcher model adds a watch rule from W's label to the label of the
- * superblock's root inode.
+ * The watcher model requires the path to be reachable from the watcher's
+ * root, as for a mount, and a watch rule from W's label to the label of
+ * the superblock's root inode.
  *
  * Return: 0 or -EACCES.
  */
-static int watchpol_watch_sb(struct watch *watch, struct super_block *sb)
+static int watchpol_watch_sb(struct watch *watch, const struct path *path)
 {
+	struct super_block *sb = path->dentry->d_sb;
 	u32 o_sid = 0;
 
 	if (sb->s_root)
 		security_inode_getsecid(d_backing_inode(sb->s_root), &o_sid);
 	return watch_decide(WATCHPOL_HOOK_WATCH_SB, WATCHPOL_TYPE_SB,
-			    watcher_cred(watch), o_sid, true, false);
+			    watcher_cred(watch), o_sid, reachable(path), false);
 }
 #endif /* CONFIG_SB_NOTIFICATIONS */
 

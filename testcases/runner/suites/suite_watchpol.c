@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@
 
 #include "evidence.h"
 #include "scenario_run.h"
+#include "vfs_util.h"
 #include "watchpol_util.h"
 #include "wl.h"
 
@@ -1583,6 +1585,94 @@ static const struct wl_test watchpol_stress_tests[] = {
 };
 
 WL_SUITE_IF(suite_watchpol_stress, watchpol_stress_tests, watchpol_stress_applies,
+	    "runs in the plain profile only (or no watchpol in this kernel)");
+
+/* ---- watch_sb and reachability (review M7) ---- */
+
+#define REACH_BASE "/tmp/wlreach"
+
+/*
+ * In a chroot, with a descriptor of a directory outside it kept from
+ * before: the watcher models refuse watch_sb() and watch_mount() on it,
+ * and allow both inside the root.  The child's exit code counts failures.
+ */
+static int reach_child(int outside, int q)
+{
+	int bad = 0;
+	long r;
+
+	if (chroot(REACH_BASE "/jail") || chdir("/")) {
+		wl_diag("chroot %s/jail: %s", REACH_BASE, strerror(errno));
+		return 1;
+	}
+	r = wl_watch_sb(outside, "", AT_EMPTY_PATH, q, 1);
+	if (r == 0 || errno != EACCES) {
+		wl_diag("watch_sb on a directory outside the root: %s, want EACCES",
+			r == 0 ? "allowed" : strerror(errno));
+		bad++;
+	}
+	r = wl_watch_mount(outside, "", AT_EMPTY_PATH, q, 2);
+	if (r == 0 || errno != EACCES) {
+		wl_diag("watch_mount on a directory outside the root: %s, want EACCES",
+			r == 0 ? "allowed" : strerror(errno));
+		bad++;
+	}
+	if (wl_watch_sb(AT_FDCWD, "/inner", 0, q, 3)) {
+		wl_diag("watch_sb inside the root: %s", strerror(errno));
+		bad++;
+	}
+	if (wl_watch_mount(AT_FDCWD, "/inner", 0, q, 4)) {
+		wl_diag("watch_mount inside the root: %s", strerror(errno));
+		bad++;
+	}
+	return bad;
+}
+
+static enum wl_result watch_sb_needs_reachability(void)
+{
+	int outside = -1, q = -1, status = 0, e;
+	pid_t pid;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	e = -wp_write_policy_str("default none\nmodel sb watcher\nmodel mount watcher\n");
+	WL_EXPECT(!e, "load the watcher model for sb and mount: %s", strerror(e));
+	umount2(REACH_BASE "/outer", MNT_DETACH);
+	umount2(REACH_BASE "/jail/inner", MNT_DETACH);
+	if (wl_mkdir(REACH_BASE) || wl_mkdir(REACH_BASE "/jail") ||
+	    wl_tmpfs(REACH_BASE "/outer", NULL) || wl_tmpfs(REACH_BASE "/jail/inner", NULL))
+		goto out;
+	outside = open(REACH_BASE "/outer", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	q = wl_queue_open(wl_transport(), 16);
+	if (outside < 0 || q < 0) {
+		wl_diag("open %s/outer or a queue: %s", REACH_BASE, strerror(errno));
+		goto out;
+	}
+	pid = fork();
+	if (pid == 0)
+		_exit(reach_child(outside, q) ? 1 : 0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		status = -1;
+out:
+	if (q >= 0)
+		wl_wq_close(q);
+	if (outside >= 0)
+		close(outside);
+	umount2(REACH_BASE "/outer", MNT_DETACH);
+	umount2(REACH_BASE "/jail/inner", MNT_DETACH);
+	if (!wp_restore_policy())
+		return WL_FAIL;
+	WL_EXPECT(outside >= 0 && q >= 0, "setting up %s failed", REACH_BASE);
+	WL_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the watcher model let a watch through from outside the root");
+	return WL_PASS;
+}
+
+static const struct wl_test watchpol_reach_tests[] = {
+	{ "watch_sb_needs_reachability", watch_sb_needs_reachability },
+};
+
+/* Labels would need watch rules for the tmpfs fixtures: plain profile only. */
+WL_SUITE_IF(suite_watchpol_reach, watchpol_reach_tests, watchpol_stress_applies,
 	    "runs in the plain profile only (or no watchpol in this kernel)");
 
 /* ---- the lock: last suite of a boot ---- */
