@@ -26,7 +26,7 @@
 /*
  * Quiet limits: what they hold back is counted below, not printed (a
  * "callbacks suppressed" line would land in the middle of whatever the
- * console shows, the lab's KTAP included).
+ * console shows, test output included).
  */
 static struct ratelimit_state watchpol_audit_denials =
 	RATELIMIT_STATE_INIT_FLAGS(watchpol_audit_denials, 5 * HZ, 10,

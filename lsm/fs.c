@@ -14,8 +14,6 @@
  * stats needs it too.
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/fs.h>

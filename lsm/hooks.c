@@ -14,8 +14,6 @@
  * watchpol_post_notification().
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/dcache.h>
@@ -35,8 +33,11 @@
 #include <uapi/linux/lsm.h>
 
 #include "audit.h"
+#include "eval.h"
+#include "interop.h"
 #include "log.h"
 #include "policy.h"
+#include "policy_parser.h"
 #include "watchpol.h"
 
 #undef MODULE_PARAM_PREFIX
@@ -78,35 +79,6 @@ int watchpol_resolve_label(const char *label, u32 *secid)
 }
 
 /*
- * Only SELinux issues several secids for one context (its initial SIDs);
- * Smack maps a secid it never issued to its "?" label, so a round trip
- * through text would alias secids it has yet to issue.
- */
-static bool watchpol_selinux(void)
-{
-	u32 i;
-
-	for (i = 0; i < lsm_active_cnt; i++)
-		if (lsm_idlist[i]->id == LSM_ID_SELINUX)
-			return true;
-	return false;
-}
-
-static int watchpol_canon_label(u32 secid, u32 *canon)
-{
-	char *ctx;
-	u32 len;
-	int rc;
-
-	rc = security_secid_to_secctx(secid, &ctx, &len);
-	if (rc)
-		return rc;
-	rc = security_secctx_to_secid(ctx, len, canon);
-	security_release_secctx(ctx, len);
-	return rc;
-}
-
-/*
  * Bumped on every LSM policy change: a load that raced one resolves again,
  * and the CAP_KILL answers kept in creds are asked again.
  */
@@ -133,8 +105,8 @@ struct watchpol_policy *watchpol_policy_build(const char *text, size_t len,
 
 	*gen = atomic_read(&watchpol_lsm_gen);
 	p = watchpol_policy_parse(text, len, watchpol_resolve_label, err);
-	if (!IS_ERR(p) && watchpol_selinux())
-		watchpol_policy_canon(p, watchpol_canon_label);
+	if (!IS_ERR(p) && watchpol_lsm_aliases_secids())
+		watchpol_policy_canon(p, watchpol_lsm_canon_secid);
 	return p;
 }
 
@@ -428,40 +400,15 @@ static struct lsm_blob_sizes watchpol_blob_sizes __ro_after_init = {
 };
 
 /*
- * Whether CAP_KILL answers may be kept: only when every active LSM is one
- * whose capable answers change only with an LSM_POLICY_CHANGE (SELinux) or
- * never (commoncap, which reads the cred), or that has no capable hook.
- * AppArmor profile replacement, SafeSetID policy writes, BPF programs or an
- * LSM watchpol does not know: asked every time.  Set once every LSM is up.
+ * Whether CAP_KILL answers may be kept until the next LSM policy change
+ * (see watchpol_lsm_capable_follows_policy()).  Set once every LSM is up.
  */
 static bool watchpol_cap_cacheable __ro_after_init;
 
 static int __init watchpol_cap_cache_init(void)
 {
-	u32 i;
-
-	if (!watchpol_enabled)
-		return 0;
-	for (i = 0; i < lsm_active_cnt; i++) {
-		switch (lsm_idlist[i]->id) {
-		case LSM_ID_CAPABILITY:
-		case LSM_ID_SELINUX:
-		case LSM_ID_SMACK:
-		case LSM_ID_TOMOYO:
-		case LSM_ID_YAMA:
-		case LSM_ID_LOADPIN:
-		case LSM_ID_LOCKDOWN:
-		case LSM_ID_LANDLOCK:
-		case LSM_ID_IMA:
-		case LSM_ID_EVM:
-		case LSM_ID_IPE:
-		case LSM_ID_WATCHPOL:
-			break;
-		default:
-			return 0;
-		}
-	}
-	watchpol_cap_cacheable = true;
+	if (watchpol_enabled)
+		watchpol_cap_cacheable = watchpol_lsm_capable_follows_policy();
 	return 0;
 }
 late_initcall(watchpol_cap_cache_init);
@@ -552,7 +499,7 @@ static noinline int post_decide(const struct watch *watch,
 		rcu_read_unlock();
 		return 0;
 	}
-	/* W: the watch's setter, or its queue's creator (lsm/README.md). */
+	/* W: the watch's setter, or its queue's creator (w_creds). */
 	w_cred = watch->cred;
 	if (watchpol_w_is_creator(p, type)) {
 		w_cred = watch_queue_cred(watch);
@@ -643,8 +590,8 @@ static int watchpol_post_notification(const struct watch *watch,
 /*
  * Rule labels are resolved to secids when a policy is loaded.  When the
  * major LSM's policy changes (SELinux: its first load, every reload, when
- * every context resolved to the kernel SID before the first; Smack, with
- * kernel-patches/0014: a label imported for the first time), resolve them
+ * every context resolved to the kernel SID before the first; Smack: a
+ * label imported for the first time), resolve them
  * again from the text in force, and learn the aliases again, so rules
  * written earlier keep matching.  Smack imports labels with inode and
  * superblock locks held: the work is done later, in process context.

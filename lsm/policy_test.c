@@ -14,9 +14,11 @@
 #include <linux/string.h>
 #include <uapi/linux/watch_queue.h>
 
+#include "eval.h"
 #include "load.h"
 #include "log.h"
 #include "policy.h"
+#include "policy_parser.h"
 
 static int fake_resolve(const char *label, u32 *secid)
 {

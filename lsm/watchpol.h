@@ -13,6 +13,11 @@
 
 #include "policy.h"
 
+#ifdef pr_fmt
+#undef pr_fmt
+#endif
+#define pr_fmt(fmt) "watchpol: " fmt
+
 extern bool watchpol_enabled;
 /* The policy in force; readers use RCU, writers hold watchpol_policy_mutex. */
 extern struct watchpol_policy __rcu *watchpol_active;
