@@ -170,7 +170,7 @@ static int policy_install(struct watchpol_policy *p, int gen,
 	/* The LSM's policy changed since the text was parsed: resolve again. */
 	if (watchpol_policy_stale(gen)) {
 		watchpol_policy_free(p);
-		p = watchpol_policy_build(text, len, &err, &gen);
+		p = watchpol_policy_build(text, len, &err, &gen, false);
 		if (IS_ERR(p)) {
 			mutex_unlock(&watchpol_policy_mutex);
 			policy_reject(&err);
@@ -326,7 +326,8 @@ static ssize_t policy_write(struct file *file, const char __user *ubuf,
 		policy_discard(w);
 		goto out;
 	}
-	p = watchpol_policy_build(w->load.buf, w->load.len, &err, &w->gen);
+	p = watchpol_policy_build(w->load.buf, w->load.len, &err, &w->gen,
+				  false);
 	if (IS_ERR(p)) {
 		policy_reject(&err);
 		policy_discard(w);

@@ -79,6 +79,24 @@ int watchpol_resolve_label(const char *label, u32 *secid)
 }
 
 /*
+ * Resolving the text in force again: a label the LSM now rejects (a type
+ * its new policy dropped, or one accepted before SELinux had a policy)
+ * leaves its rules unresolved, never matching and counted in
+ * unresolved_rules, rather than keeping every rule at its old secids.
+ */
+static int watchpol_reresolve_label(const char *label, u32 *secid)
+{
+	int rc = watchpol_resolve_label(label, secid);
+
+	if (rc) {
+		pr_warn_ratelimited("label \"%s\" no longer resolves (%d); its rules never match\n",
+				    label, rc);
+		*secid = 0;
+	}
+	return 0;
+}
+
+/*
  * Bumped on every LSM policy change: a load that raced one resolves again,
  * and the CAP_KILL answers kept in creds are asked again.
  */
@@ -91,6 +109,8 @@ atomic_long_t watchpol_label_resolves = ATOMIC_LONG_INIT(0);
  * @len: its length
  * @err: why it was rejected
  * @gen: set to the LSM policy generation the labels were resolved in
+ * @again: the text is the one in force, resolved again: a label the LSM
+ *	rejects leaves its rules unresolved instead of rejecting the text
  *
  * Resolves the rules' labels and learns the secid aliases (see
  * watchpol_sid()) of the major LSM's policy as it is now.
@@ -99,12 +119,14 @@ atomic_long_t watchpol_label_resolves = ATOMIC_LONG_INIT(0);
  */
 struct watchpol_policy *watchpol_policy_build(const char *text, size_t len,
 					      struct watchpol_parse_error *err,
-					      int *gen)
+					      int *gen, bool again)
 {
 	struct watchpol_policy *p;
 
 	*gen = atomic_read(&watchpol_lsm_gen);
-	p = watchpol_policy_parse(text, len, watchpol_resolve_label, err);
+	p = watchpol_policy_parse(text, len, again ? watchpol_reresolve_label :
+						     watchpol_resolve_label,
+				  err);
 	if (!IS_ERR(p) && watchpol_lsm_aliases_secids())
 		watchpol_policy_canon(p, watchpol_lsm_canon_secid);
 	return p;
@@ -606,10 +628,11 @@ static void watchpol_resolve_work(struct work_struct *work)
 	old = rcu_dereference_protected(watchpol_active,
 					lockdep_is_held(&watchpol_policy_mutex));
 	if (old) {
-		p = watchpol_policy_build(old->text, old->text_len, &err, &gen);
+		p = watchpol_policy_build(old->text, old->text_len, &err, &gen,
+					  true);
 		if (IS_ERR(p))
-			pr_err("LSM policy changed and the rules no longer resolve (line %u: %s); keeping the previous secids\n",
-			       err.line, err.reason ?: "out of memory");
+			pr_err_ratelimited("LSM policy changed and the rules cannot be resolved again (line %u: %s); keeping the previous secids\n",
+					   err.line, err.reason ?: "out of memory");
 		else
 			watchpol_set_policy(p);
 	}

@@ -28,7 +28,7 @@ extern bool watchpol_locked;
 int watchpol_resolve_label(const char *label, u32 *secid);
 struct watchpol_policy *watchpol_policy_build(const char *text, size_t len,
 					      struct watchpol_parse_error *err,
-					      int *gen);
+					      int *gen, bool again);
 bool watchpol_policy_stale(int gen);
 /* Label re-resolutions done after LSM policy changes (stats). */
 extern atomic_long_t watchpol_label_resolves;
