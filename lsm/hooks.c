@@ -261,19 +261,21 @@ static int watch_decide(enum watchpol_hook hook, int type,
 /*
  * The key's label: the LSM exposes a key's context only as text, so map it
  * back to a secid (the canonical one; watchpol_sid() maps W's alias to it).
- * Returns 0 when the key has no label.
+ * *@sid is 0 when the key has no label.  Returns 0, or the LSM's error
+ * when it could not say (out of memory): the caller must not read that as
+ * "no label", which passes every label rule.
  */
-static u32 key_secid(struct key *key)
+static int key_secid(struct key *key, u32 *sid)
 {
 	char *ctx = NULL;
-	u32 sid = 0;
 	int rc;
 
+	*sid = 0;
 	rc = security_key_getsecurity(key, &ctx);
-	if (rc > 0 && ctx && security_secctx_to_secid(ctx, strlen(ctx), &sid))
-		sid = 0;
+	if (rc > 0 && ctx)
+		rc = security_secctx_to_secid(ctx, strlen(ctx), sid);
 	kfree(ctx);
-	return sid;
+	return rc < 0 ? rc : 0;
 }
 
 /**
@@ -282,7 +284,9 @@ static u32 key_secid(struct key *key)
  *
  * The kernel has already required View permission (with possession) on
  * the key, which is the DAC part of the watcher model; watchpol adds the
- * label part: a watch rule from W's label to the key's.
+ * label part: a watch rule from W's label to the key's.  A labelled W
+ * whose key's label cannot be read is refused by the watcher models, as if
+ * it could not see the key.
  *
  * Return: 0 or -EACCES.
  */
@@ -290,12 +294,13 @@ static int watchpol_watch_key(struct key *key)
 {
 	const struct cred *w_cred = current_cred();
 	u32 w_sid, o_sid = 0;
+	bool known = true;
 
 	security_cred_getsecid(w_cred, &w_sid);
 	if (w_sid)
-		o_sid = key_secid(key);
+		known = !key_secid(key, &o_sid);
 	return watch_decide(WATCHPOL_HOOK_WATCH_KEY, WATCHPOL_TYPE_KEY, w_cred,
-			    o_sid, true, false);
+			    o_sid, known, false);
 }
 #endif /* CONFIG_KEY_NOTIFICATIONS */
 
