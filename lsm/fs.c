@@ -99,8 +99,10 @@ static int policy_open_write(struct inode *inode, struct file *file)
 
 	if (!mac_admin(file))
 		return -EPERM;
-	if (READ_ONCE(watchpol_locked))
+	if (READ_ONCE(watchpol_locked)) {
+		watchpol_audit_refused("locked");
 		return -EPERM;
+	}
 	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!w)
 		return -ENOMEM;
@@ -165,6 +167,7 @@ static int policy_install(struct watchpol_policy *p, int gen,
 	if (watchpol_locked) {
 		mutex_unlock(&watchpol_policy_mutex);
 		watchpol_policy_free(p);
+		watchpol_audit_refused("locked");
 		return -EPERM;
 	}
 	/* The LSM's policy changed since the text was parsed: resolve again. */
@@ -300,6 +303,7 @@ static ssize_t policy_write(struct file *file, const char __user *ubuf,
 		atomic_long_inc(&watchpol_policy_rejects);
 		pr_err_ratelimited("policy rejected: larger than %d bytes\n",
 				   WATCHPOL_MAX_POLICY);
+		watchpol_audit_refused("too large");
 		policy_discard(w);
 	}
 	if (ret)
@@ -323,6 +327,7 @@ static ssize_t policy_write(struct file *file, const char __user *ubuf,
 	/* The end line arrived: a malformed policy fails this write. */
 	if (READ_ONCE(watchpol_locked)) {
 		ret = -EPERM;
+		watchpol_audit_refused("locked");
 		policy_discard(w);
 		goto out;
 	}

@@ -1689,7 +1689,9 @@ static int lock_without_cap_child(void *arg)
 
 static enum wl_result lock_is_honoured(void)
 {
+	static struct wl_evidence ev;
 	struct wl_creds root = wl_user(0);
+	bool audit;
 	char buf[16], *before, *after;
 	int r;
 
@@ -1708,9 +1710,19 @@ static enum wl_result lock_is_honoured(void)
 	WL_EXPECT(r == 0, "lock: %s", strerror(-r));
 	WL_EXPECT(wl_try_read(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "1\n"),
 		  "lock reads '%s' after locking, want 1", buf);
+	/* A refused write is audited, never rate-limited (review M3). */
+	WL_EXPECT(wl_evidence_begin(&ev) == 0, "open an evidence window");
+	audit = ev.audit >= 0;
 	r = wp_write_policy_str("default strict\n");
+	wl_evidence_take(&ev);
+	wl_evidence_end(&ev);
 	WL_EXPECT(r == -EPERM, "policy write when locked: %s, want EPERM",
 		  r ? strerror(-r) : "success");
+	WL_EXPECT(!audit || (strstr(ev.audit_text, "lsm=watchpol op=load") &&
+				   strstr(ev.audit_text, "reason=\"locked\"") &&
+				   strstr(ev.audit_text, "res=0")),
+		  "no audit record of the write refused while locked; the window had:\n%s",
+		  ev.audit_text);
 	r = wp_write_policy_str(before);
 	WL_EXPECT(r == -EPERM, "rewriting the same policy when locked: %s, want EPERM",
 		  r ? strerror(-r) : "success");
