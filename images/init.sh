@@ -62,12 +62,15 @@ done
 
 # watchlab.early=1 (the selinux-early boot, suite_early): keep the policy
 # watchpol booted with, then write one with label rules while SELinux has
-# no policy yet (every context resolves to the kernel SID).
+# no policy yet (every context resolves to the kernel SID), one of them
+# naming a type the SELinux policy lacks: accepted now, invalid once
+# SELinux is up (suite_early: it must not freeze the other rules).
 if [ "$early" = 1 ]; then
 	cat /sys/kernel/security/watchpol/policy >/tmp/watchpol-boot.policy
 	{
 		printf 'default none\npost_dac off\n'
 		cat /etc/watchlab/watchpol/rules-selinux.policy
+		echo 'post system_u:system_r:wl_no_such_t:s0 system_u:system_r:wl_watcher_t:s0'
 		echo end
 	} >/sys/kernel/security/watchpol/policy ||
 		echo "# watchlab: the early watchpol policy did not load"

@@ -1,18 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * watchpol - audit records: policy loads and rejections, enforce changes,
- * the lock, and denials, through the kernel's audit like IPE, SELinux and
- * Smack, so the tools reviewers already run see them.
+ * watchpol - audit records: policy loads and rejections, refused policy
+ * writes, enforce changes, the lock, and denials, through the kernel's
+ * audit like IPE, SELinux and Smack, so the tools reviewers already run
+ * see them.
  *
- * Denials and policy loads are rate-limited (a fuzzer or a policy-swap
- * storm must not flood kauditd's backlog); what the limits hold back is
- * counted in stats as audit_suppressed.  The lock and enforce changes are
- * always recorded.  Without CONFIG_AUDIT the audit calls compile away.
+ * Records of policy changes and of refused changes are never limited
+ * here.  Denial records go through audit's own rate limit and backlog
+ * (auditctl -r, -b), which count what they drop as lost, and before that
+ * through a limit per subject: the task whose action was refused (the
+ * watcher setting a watch, the triggerer of a post, the kernel), so that
+ * no one user's refusals can keep another's out of audit.  What the
+ * per-subject limit holds back is counted in stats as audit_suppressed.
+ * Without CONFIG_AUDIT the audit calls compile away.
  */
 
+#include <linux/atomic.h>
 #include <linux/audit.h>
 #include <linux/cred.h>
-#include <linux/ratelimit.h>
+#include <linux/hash.h>
+#include <linux/jiffies.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -24,23 +31,47 @@
 #define WATCHPOL_AUDIT_TEXT	768
 
 /*
- * Quiet limits: what they hold back is counted below, not printed (a
- * "callbacks suppressed" line would land in the middle of whatever the
- * console shows, the lab's KTAP included).
+ * Denial records per subject: a burst of 10 per 5 s for each of 64
+ * buckets, chosen by the subject's uid (the kernel has one of its own).
+ * Lock-free: a bucket's window restarts with a compare-and-exchange, and
+ * a record takes its slot with an atomic increment, so two CPUs denying
+ * at once both get theirs while the burst lasts.
  */
-static struct ratelimit_state watchpol_audit_denials =
-	RATELIMIT_STATE_INIT_FLAGS(watchpol_audit_denials, 5 * HZ, 10,
-				   RATELIMIT_MSG_ON_RELEASE);
-static struct ratelimit_state watchpol_audit_loads =
-	RATELIMIT_STATE_INIT_FLAGS(watchpol_audit_loads, 5 * HZ, 20,
-				   RATELIMIT_MSG_ON_RELEASE);
+#define WATCHPOL_AUDIT_BUCKETS_SHIFT	6
+#define WATCHPOL_AUDIT_BURST		10
+#define WATCHPOL_AUDIT_INTERVAL		(5 * HZ)
+
+struct audit_bucket {
+	atomic_long_t start;	/* jiffies when the window began */
+	atomic_t used;		/* records in this window */
+};
+
+static struct audit_bucket
+	watchpol_audit_buckets[(1 << WATCHPOL_AUDIT_BUCKETS_SHIFT) + 1];
 atomic_long_t watchpol_audit_suppressed = ATOMIC_LONG_INIT(0);
 
-static bool audit_allowed(struct ratelimit_state *rs)
+/* The subject of a denial: who did what was refused. */
+static struct audit_bucket *audit_bucket_of(const struct watchpol_decision *d)
 {
-	if (!IS_ENABLED(CONFIG_AUDIT))
-		return false;
-	if (__ratelimit(rs))
+	if (d->hook == WATCHPOL_HOOK_POST && (d->flags & WATCHPOL_DEC_T_KERNEL))
+		return &watchpol_audit_buckets[1 << WATCHPOL_AUDIT_BUCKETS_SHIFT];
+	return &watchpol_audit_buckets[hash_32(d->hook == WATCHPOL_HOOK_POST ?
+					       d->t_uid : d->w_uid,
+					       WATCHPOL_AUDIT_BUCKETS_SHIFT)];
+}
+
+static bool audit_subject_allowed(const struct watchpol_decision *d)
+{
+	struct audit_bucket *b = audit_bucket_of(d);
+	unsigned long now = jiffies;
+	long start = atomic_long_read(&b->start);
+
+	/* 0: no window yet (jiffies start near their wrap, not at 0). */
+	if ((!start ||
+	     time_after(now, (unsigned long)start + WATCHPOL_AUDIT_INTERVAL)) &&
+	    atomic_long_cmpxchg(&b->start, start, now) == start)
+		atomic_set(&b->used, 0);
+	if (atomic_inc_return(&b->used) <= WATCHPOL_AUDIT_BURST)
 		return true;
 	atomic_long_inc(&watchpol_audit_suppressed);
 	return false;
@@ -71,42 +102,50 @@ static void audit_policy(struct audit_buffer *ab,
 }
 
 /**
- * watchpol_audit_decision - record a denial (rate-limited)
+ * watchpol_audit_decision - record a denial (limited per subject)
  * @d: the decision, as the log has it
  *
  * An AUDIT_AVC record "lsm=watchpol" followed by the decision log's fields
  * (hook, type/subtype, W uid and label, T uid and label or "kernel", O's
  * label, every model's verdict, the model in force, verdict, result,
  * enforce).  Called in any context the hooks run in; formats only when the
- * rate limit lets the record through.
+ * subject's limit lets the record through, and then audit's own rate
+ * limit and backlog apply.
  */
 void watchpol_audit_decision(const struct watchpol_decision *d)
 {
+	struct audit_buffer *ab;
 	char *text;
 	int n;
 
-	if (!audit_allowed(&watchpol_audit_denials))
+	if (!IS_ENABLED(CONFIG_AUDIT) || !audit_subject_allowed(d))
 		return;
-	text = kmalloc(WATCHPOL_AUDIT_TEXT, GFP_ATOMIC);
-	if (!text)
+	text = kmalloc(WATCHPOL_AUDIT_TEXT, GFP_ATOMIC | __GFP_NOWARN);
+	if (!text) {
+		atomic_long_inc(&watchpol_audit_suppressed);
 		return;
+	}
 	n = watchpol_log_format(d, text, WATCHPOL_AUDIT_TEXT);
 	if (n && text[n - 1] == '\n')
 		text[n - 1] = '\0';
-	audit_log(audit_context(), GFP_ATOMIC, AUDIT_AVC, "lsm=watchpol %s",
-		  text);
+	ab = audit_log_start(audit_context(), GFP_ATOMIC | __GFP_NOWARN,
+			     AUDIT_AVC);
+	if (ab) {
+		audit_log_format(ab, "lsm=watchpol %s", text);
+		audit_log_end(ab);
+	}
 	kfree(text);
 }
 
 /**
- * watchpol_audit_load - record a policy load or rejection (rate-limited)
+ * watchpol_audit_load - record a policy load or rejection
  * @p: the policy put in force, or NULL when it was rejected
  * @err: why it was rejected (@p NULL), or NULL
  * @old_enforce: the enforce setting before the load
  *
  * AUDIT_MAC_POLICY_LOAD with the policy's settings and rule count, or
  * res=0 with the line and reason; and, when the load changed it,
- * AUDIT_MAC_STATUS with the new and old enforce setting (not rate-limited).
+ * AUDIT_MAC_STATUS with the new and old enforce setting.  Never limited.
  */
 void watchpol_audit_load(const struct watchpol_policy *p,
 			 const struct watchpol_parse_error *err,
@@ -114,22 +153,22 @@ void watchpol_audit_load(const struct watchpol_policy *p,
 {
 	struct audit_buffer *ab;
 
-	if (audit_allowed(&watchpol_audit_loads)) {
-		ab = audit_log_start(audit_context(), GFP_KERNEL,
-				     AUDIT_MAC_POLICY_LOAD);
-		if (ab) {
-			audit_log_format(ab, "lsm=watchpol op=load");
-			if (p)
-				audit_policy(ab, p);
-			else if (err && err->reason)
-				audit_log_format(ab, " line=%u reason=\"%s\"",
-						 err->line, err->reason);
-			audit_subject(ab);
-			audit_log_format(ab, " res=%d", !!p);
-			audit_log_end(ab);
-		}
+	if (!IS_ENABLED(CONFIG_AUDIT))
+		return;
+	ab = audit_log_start(audit_context(), GFP_KERNEL,
+			     AUDIT_MAC_POLICY_LOAD);
+	if (ab) {
+		audit_log_format(ab, "lsm=watchpol op=load");
+		if (p)
+			audit_policy(ab, p);
+		else if (err && err->reason)
+			audit_log_format(ab, " line=%u reason=\"%s\"",
+					 err->line, err->reason);
+		audit_subject(ab);
+		audit_log_format(ab, " res=%d", !!p);
+		audit_log_end(ab);
 	}
-	if (!IS_ENABLED(CONFIG_AUDIT) || !p || p->enforce == old_enforce)
+	if (!p || p->enforce == old_enforce)
 		return;
 	ab = audit_log_start(audit_context(), GFP_KERNEL, AUDIT_MAC_STATUS);
 	if (!ab)
@@ -138,6 +177,29 @@ void watchpol_audit_load(const struct watchpol_policy *p,
 			 p->enforce, old_enforce);
 	audit_subject(ab);
 	audit_log_format(ab, " res=1");
+	audit_log_end(ab);
+}
+
+/**
+ * watchpol_audit_refused - record a policy write refused before parsing
+ * @reason: why: "locked" or "too large"
+ *
+ * AUDIT_MAC_POLICY_LOAD with res=0, as for a rejected policy.  Never
+ * limited: a refusal is as much a policy event as a load.
+ */
+void watchpol_audit_refused(const char *reason)
+{
+	struct audit_buffer *ab;
+
+	if (!IS_ENABLED(CONFIG_AUDIT))
+		return;
+	ab = audit_log_start(audit_context(), GFP_KERNEL,
+			     AUDIT_MAC_POLICY_LOAD);
+	if (!ab)
+		return;
+	audit_log_format(ab, "lsm=watchpol op=load reason=\"%s\"", reason);
+	audit_subject(ab);
+	audit_log_format(ab, " res=0");
 	audit_log_end(ab);
 }
 

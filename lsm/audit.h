@@ -13,13 +13,14 @@ struct watchpol_decision;
 struct watchpol_parse_error;
 struct watchpol_policy;
 
-/* Records the rate limits held back (stats: audit_suppressed). */
+/* Denial records the per-subject limit held back (stats: audit_suppressed). */
 extern atomic_long_t watchpol_audit_suppressed;
 
 void watchpol_audit_decision(const struct watchpol_decision *d);
 void watchpol_audit_load(const struct watchpol_policy *p,
 			 const struct watchpol_parse_error *err,
 			 bool old_enforce);
+void watchpol_audit_refused(const char *reason);
 void watchpol_audit_lock(void);
 
 #endif /* _SECURITY_WATCHPOL_AUDIT_H */

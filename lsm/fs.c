@@ -14,8 +14,6 @@
  * stats needs it too.
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
@@ -47,10 +45,16 @@ struct policy_snapshot {
 	char text[];
 };
 
-/* One open file writing a policy: see load.h for the protocol. */
+/*
+ * One open file writing a policy: see load.h for the protocol.  Once the
+ * end line has arrived, @pending is the parsed policy, put in force when
+ * the file is closed.
+ */
 struct policy_writer {
 	struct mutex lock;	/* serialises writes on this open file */
 	struct watchpol_load load;
+	struct watchpol_policy *pending;
+	int gen;		/* the LSM policy generation @pending saw */
 };
 
 static const char policy_end_line[] = "end\n";
@@ -95,8 +99,10 @@ static int policy_open_write(struct inode *inode, struct file *file)
 
 	if (!mac_admin(file))
 		return -EPERM;
-	if (READ_ONCE(watchpol_locked))
+	if (READ_ONCE(watchpol_locked)) {
+		watchpol_audit_refused("locked");
 		return -EPERM;
+	}
 	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!w)
 		return -ENOMEM;
@@ -127,6 +133,81 @@ static int policy_open(struct inode *inode, struct file *file)
 	return rd ? policy_open_read(file) : 0;
 }
 
+/* The text will not load: free it and what was parsed of it. */
+static void policy_discard(struct policy_writer *w)
+{
+	watchpol_load_finish(&w->load);
+	watchpol_policy_free(w->pending);
+	w->pending = NULL;
+}
+
+static void policy_reject(const struct watchpol_parse_error *err)
+{
+	atomic_long_inc(&watchpol_policy_rejects);
+	if (err->reason && err->line)
+		pr_err_ratelimited("policy rejected: line %u: %s\n",
+				   err->line, err->reason);
+	else if (err->reason)
+		pr_err_ratelimited("policy rejected: %s\n", err->reason);
+	watchpol_audit_load(NULL, err, false);
+}
+
+/*
+ * Put a parsed policy in force; @text is what it was parsed from, parsed
+ * again if the LSM's policy changed since.  Frees @p if it is not used.
+ */
+static int policy_install(struct watchpol_policy *p, int gen,
+			  const char *text, size_t len)
+{
+	struct watchpol_parse_error err;
+	struct watchpol_policy *old;
+	bool old_enforce;
+
+	mutex_lock(&watchpol_policy_mutex);
+	if (watchpol_locked) {
+		mutex_unlock(&watchpol_policy_mutex);
+		watchpol_policy_free(p);
+		watchpol_audit_refused("locked");
+		return -EPERM;
+	}
+	/* The LSM's policy changed since the text was parsed: resolve again. */
+	if (watchpol_policy_stale(gen)) {
+		watchpol_policy_free(p);
+		p = watchpol_policy_build(text, len, &err, &gen, false);
+		if (IS_ERR(p)) {
+			mutex_unlock(&watchpol_policy_mutex);
+			policy_reject(&err);
+			return PTR_ERR(p);
+		}
+	}
+	old = rcu_dereference_protected(watchpol_active,
+					lockdep_is_held(&watchpol_policy_mutex));
+	old_enforce = old ? old->enforce : false;
+	watchpol_set_policy(p);
+	watchpol_audit_load(p, NULL, old_enforce);
+	mutex_unlock(&watchpol_policy_mutex);
+	atomic_long_inc(&watchpol_policy_loads);
+	return 0;
+}
+
+/* A complete text goes in force; the caller holds @w->lock. */
+static int policy_commit(struct policy_writer *w)
+{
+	int ret;
+
+	if (w->load.state != WATCHPOL_LOAD_COMPLETE)
+		return 0;
+	ret = policy_install(w->pending, w->gen, w->load.buf, w->load.len);
+	w->pending = NULL;
+	watchpol_load_finish(&w->load);
+	return ret;
+}
+
+/*
+ * The policy goes in force at the last close (policy_flush()); if the
+ * last reference goes without one (a close raced another, or the file
+ * was in flight in a unix socket), here.
+ */
 static int policy_release(struct inode *inode, struct file *file)
 {
 	struct policy_writer *w;
@@ -136,33 +217,38 @@ static int policy_release(struct inode *inode, struct file *file)
 		return 0;
 	}
 	w = file->private_data;
+	if (w->load.state == WATCHPOL_LOAD_COMPLETE)
+		policy_commit(w);
 	if (w->load.state == WATCHPOL_LOAD_OPEN && w->load.len) {
 		atomic_long_inc(&watchpol_policy_rejects);
 		pr_err_ratelimited("policy rejected: closed without an end line; %zu bytes discarded, nothing loaded\n",
 				   w->load.len);
 	}
-	watchpol_load_finish(&w->load);
+	policy_discard(w);
 	mutex_destroy(&w->lock);
 	kfree(w);
 	return 0;
 }
 
 /*
- * The last close of a writer that never wrote its end line fails, so that
- * a tool whose input was cut short (and which checks close(), as coreutils
- * do) learns that nothing was loaded.  Earlier closes of duplicated
- * descriptors report nothing: more text may still come through the others.
+ * The last close of a writer puts its policy in force and returns the
+ * outcome.  One that never wrote its end line fails, so that a tool whose
+ * input was cut short (and which checks close(), as coreutils do) learns
+ * that nothing was loaded.  Earlier closes of duplicated descriptors do
+ * and report nothing: more text may still come through the others.
  */
 static int policy_flush(struct file *file, fl_owner_t id)
 {
 	struct policy_writer *w = file->private_data;
-	int ret = 0;
+	int ret;
 
 	if (!(file->f_mode & FMODE_WRITE) || file_count(file) != 1)
 		return 0;
 	mutex_lock(&w->lock);
 	if (w->load.state == WATCHPOL_LOAD_OPEN && w->load.len)
 		ret = -EINVAL;
+	else
+		ret = policy_commit(w);
 	mutex_unlock(&w->lock);
 	return ret;
 }
@@ -178,51 +264,6 @@ static ssize_t policy_read(struct file *file, char __user *buf, size_t count,
 				       snap->len);
 }
 
-/* Parse a complete policy and put it in force, or say why not. */
-static int policy_load(const char *text, size_t len)
-{
-	struct watchpol_parse_error err;
-	struct watchpol_policy *p, *old;
-	bool old_enforce;
-	int gen;
-
-	p = watchpol_policy_build(text, len, &err, &gen);
-	if (IS_ERR(p)) {
-		atomic_long_inc(&watchpol_policy_rejects);
-		if (err.reason)
-			pr_err_ratelimited("policy rejected: line %u: %s\n",
-					   err.line, err.reason);
-		watchpol_audit_load(NULL, &err, false);
-		return PTR_ERR(p);
-	}
-
-	mutex_lock(&watchpol_policy_mutex);
-	if (watchpol_locked) {
-		mutex_unlock(&watchpol_policy_mutex);
-		watchpol_policy_free(p);
-		return -EPERM;
-	}
-	/* The LSM's policy changed while this one was parsed: resolve again. */
-	if (watchpol_policy_stale(gen)) {
-		watchpol_policy_free(p);
-		p = watchpol_policy_build(text, len, &err, &gen);
-		if (IS_ERR(p)) {
-			mutex_unlock(&watchpol_policy_mutex);
-			atomic_long_inc(&watchpol_policy_rejects);
-			watchpol_audit_load(NULL, &err, false);
-			return PTR_ERR(p);
-		}
-	}
-	old = rcu_dereference_protected(watchpol_active,
-					lockdep_is_held(&watchpol_policy_mutex));
-	old_enforce = old ? old->enforce : false;
-	watchpol_set_policy(p);
-	watchpol_audit_load(p, NULL, old_enforce);
-	mutex_unlock(&watchpol_policy_mutex);
-	atomic_long_inc(&watchpol_policy_loads);
-	return 0;
-}
-
 /**
  * policy_write() - add text to the policy being written on this open file
  * @file: the open file
@@ -231,14 +272,16 @@ static int policy_load(const char *text, size_t len)
  * @ppos: unused: the file is a stream
  *
  * The text accumulates until a line starting with "end" arrives; the write
- * that brings it parses the whole text and loads it or rejects it whole.
+ * that brings it parses the whole text, and the last close puts it in
+ * force.  After the end line only blank lines and comments may follow.
  *
  * Return: @count, or
  * * %-EPERM	- the opener or the caller lacks CAP_MAC_ADMIN, or the
  *		  policy is locked
- * * %-EINVAL	- a zero-length write (nothing changes), or the completed
- *		  policy is malformed (the kernel log says which line and why)
- * * %-EBADFD	- this open file's policy was already loaded or rejected
+ * * %-EINVAL	- a zero-length write (nothing changes), or the policy is
+ *		  malformed, a statement included after its end line (the
+ *		  kernel log says which line and why)
+ * * %-EBADFD	- this open file's policy was already rejected
  * * %-EFBIG	- the text exceeds WATCHPOL_MAX_POLICY; nothing is loaded
  * * %-EFAULT, %-ENOMEM - nothing changes
  */
@@ -246,6 +289,9 @@ static ssize_t policy_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
 	struct policy_writer *w = file->private_data;
+	struct watchpol_parse_error err = {};
+	struct watchpol_policy *p;
+	bool was_open;
 	char *dst;
 	ssize_t ret;
 
@@ -257,6 +303,8 @@ static ssize_t policy_write(struct file *file, const char __user *ubuf,
 		atomic_long_inc(&watchpol_policy_rejects);
 		pr_err_ratelimited("policy rejected: larger than %d bytes\n",
 				   WATCHPOL_MAX_POLICY);
+		watchpol_audit_refused("too large");
+		policy_discard(w);
 	}
 	if (ret)
 		goto out;
@@ -264,14 +312,35 @@ static ssize_t policy_write(struct file *file, const char __user *ubuf,
 		ret = -EFAULT;
 		goto out;
 	}
-	ret = count;
-	if (!watchpol_load_append(&w->load, count))
+	was_open = w->load.state == WATCHPOL_LOAD_OPEN;
+	ret = watchpol_load_append(&w->load, count, &err);
+	if (ret < 0) {
+		policy_reject(&err);
+		policy_discard(w);
 		goto out;
-	if (READ_ONCE(watchpol_locked))
+	}
+	/* Text not yet complete, or blanks and comments after the end. */
+	if (!ret || !was_open) {
+		ret = count;
+		goto out;
+	}
+	/* The end line arrived: a malformed policy fails this write. */
+	if (READ_ONCE(watchpol_locked)) {
 		ret = -EPERM;
-	else
-		ret = policy_load(w->load.buf, w->load.len) ?: count;
-	watchpol_load_finish(&w->load);
+		watchpol_audit_refused("locked");
+		policy_discard(w);
+		goto out;
+	}
+	p = watchpol_policy_build(w->load.buf, w->load.len, &err, &w->gen,
+				  false);
+	if (IS_ERR(p)) {
+		policy_reject(&err);
+		policy_discard(w);
+		ret = PTR_ERR(p);
+		goto out;
+	}
+	w->pending = p;
+	ret = count;
 out:
 	mutex_unlock(&w->lock);
 	return ret;
@@ -289,10 +358,11 @@ static const struct file_operations policy_fops = {
 static int stats_show(struct seq_file *m, void *v)
 {
 	const struct watchpol_policy *p;
-	u32 unresolved;
+	u32 unresolved, sid;
 
-	u32 sid;
-
+	/* At every read, as the log: a descriptor handed on reads nothing. */
+	if (!mac_admin(m->file))
+		return -EPERM;
 	watchpol_stats_show(m);
 	rcu_read_lock();
 	p = rcu_dereference(watchpol_active);
@@ -316,7 +386,7 @@ static int stats_show(struct seq_file *m, void *v)
 /*
  * The counters move with every user's watches and events, so they are a
  * channel between principals that no model mediates: CAP_MAC_ADMIN only,
- * like the log.
+ * like the log, at open and at every read (stats_show()).
  */
 static int stats_open(struct inode *inode, struct file *file)
 {

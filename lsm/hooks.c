@@ -15,8 +15,6 @@
  * watchpol_post_notification().
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/dcache.h>
@@ -36,8 +34,11 @@
 #include <uapi/linux/lsm.h>
 
 #include "audit.h"
+#include "eval.h"
+#include "interop.h"
 #include "log.h"
 #include "policy.h"
+#include "policy_parser.h"
 #include "watchpol.h"
 
 #undef MODULE_PARAM_PREFIX
@@ -85,32 +86,21 @@ int watchpol_resolve_label(const char *label, u32 *secid)
 }
 
 /*
- * Only SELinux issues several secids for one context (its initial SIDs);
- * Smack maps a secid it never issued to its "?" label, so a round trip
- * through text would alias secids it has yet to issue.
+ * Resolving the text in force again: a label the LSM now rejects (a type
+ * its new policy dropped, or one accepted before SELinux had a policy)
+ * leaves its rules unresolved, never matching and counted in
+ * unresolved_rules, rather than keeping every rule at its old secids.
  */
-static bool watchpol_selinux(void)
+static int watchpol_reresolve_label(const char *label, u32 *secid)
 {
-	u32 i;
+	int rc = watchpol_resolve_label(label, secid);
 
-	for (i = 0; i < lsm_active_cnt; i++)
-		if (lsm_idlist[i]->id == LSM_ID_SELINUX)
-			return true;
-	return false;
-}
-
-static int watchpol_canon_label(u32 secid, u32 *canon)
-{
-	char *ctx;
-	u32 len;
-	int rc;
-
-	rc = security_secid_to_secctx(secid, &ctx, &len);
-	if (rc)
-		return rc;
-	rc = security_secctx_to_secid(ctx, len, canon);
-	security_release_secctx(ctx, len);
-	return rc;
+	if (rc) {
+		pr_warn_ratelimited("label \"%s\" no longer resolves (%d); its rules never match\n",
+				    label, rc);
+		*secid = 0;
+	}
+	return 0;
 }
 
 /*
@@ -126,6 +116,8 @@ atomic_long_t watchpol_label_resolves = ATOMIC_LONG_INIT(0);
  * @len: its length
  * @err: why it was rejected
  * @gen: set to the LSM policy generation the labels were resolved in
+ * @again: the text is the one in force, resolved again: a label the LSM
+ *	rejects leaves its rules unresolved instead of rejecting the text
  *
  * Resolves the rules' labels and learns the secid aliases (see
  * watchpol_sid()) of the major LSM's policy as it is now.
@@ -134,14 +126,16 @@ atomic_long_t watchpol_label_resolves = ATOMIC_LONG_INIT(0);
  */
 struct watchpol_policy *watchpol_policy_build(const char *text, size_t len,
 					      struct watchpol_parse_error *err,
-					      int *gen)
+					      int *gen, bool again)
 {
 	struct watchpol_policy *p;
 
 	*gen = atomic_read(&watchpol_lsm_gen);
-	p = watchpol_policy_parse(text, len, watchpol_resolve_label, err);
-	if (!IS_ERR(p) && watchpol_selinux())
-		watchpol_policy_canon(p, watchpol_canon_label);
+	p = watchpol_policy_parse(text, len, again ? watchpol_reresolve_label :
+						     watchpol_resolve_label,
+				  err);
+	if (!IS_ERR(p) && watchpol_lsm_aliases_secids())
+		watchpol_policy_canon(p, watchpol_lsm_canon_secid);
 	return p;
 }
 
@@ -287,19 +281,21 @@ static int watch_decide(enum watchpol_hook hook, int type,
 /*
  * The key's label: the LSM exposes a key's context only as text, so map it
  * back to a secid (the canonical one; watchpol_sid() maps W's alias to it).
- * Returns 0 when the key has no label.
+ * *@sid is 0 when the key has no label.  Returns 0, or the LSM's error
+ * when it could not say (out of memory): the caller must not read that as
+ * "no label", which passes every label rule.
  */
-static u32 key_secid(struct key *key)
+static int key_secid(struct key *key, u32 *sid)
 {
 	char *ctx = NULL;
-	u32 sid = 0;
 	int rc;
 
+	*sid = 0;
 	rc = security_key_getsecurity(key, &ctx);
-	if (rc > 0 && ctx && security_secctx_to_secid(ctx, strlen(ctx), &sid))
-		sid = 0;
+	if (rc > 0 && ctx)
+		rc = security_secctx_to_secid(ctx, strlen(ctx), sid);
 	kfree(ctx);
-	return sid;
+	return rc < 0 ? rc : 0;
 }
 
 /**
@@ -308,7 +304,9 @@ static u32 key_secid(struct key *key)
  *
  * The kernel has already required View permission (with possession) on
  * the key, which is the DAC part of the watcher model; watchpol adds the
- * label part: a watch rule from W's label to the key's.
+ * label part: a watch rule from W's label to the key's.  A labelled W
+ * whose key's label cannot be read is refused by the watcher models, as if
+ * it could not see the key.
  *
  * Return: 0 or -EACCES.
  */
@@ -316,12 +314,13 @@ static int watchpol_watch_key(struct key *key)
 {
 	const struct cred *w_cred = current_cred();
 	u32 w_sid, o_sid = 0;
+	bool known = true;
 
 	security_cred_getsecid(w_cred, &w_sid);
 	if (w_sid)
-		o_sid = key_secid(key);
+		known = !key_secid(key, &o_sid);
 	return watch_decide(WATCHPOL_HOOK_WATCH_KEY, WATCHPOL_TYPE_KEY, w_cred,
-			    o_sid, true, false);
+			    o_sid, known, false);
 }
 #endif /* CONFIG_KEY_NOTIFICATIONS */
 
@@ -342,6 +341,29 @@ static const struct cred *watcher_cred(const struct watch *watch)
 }
 #endif
 
+#if defined(CONFIG_MOUNT_NOTIFICATIONS) || defined(CONFIG_SB_NOTIFICATIONS)
+/**
+ * reachable - can the task setting a watch reach what it names?
+ * @path: the path the watch was set through
+ *
+ * A path from outside the task's root (a directory descriptor kept across
+ * chroot() or received over a unix socket, or /proc/PID/root of a task in
+ * another mount namespace) names something the task cannot see.
+ *
+ * Return: true if @path is under the current task's root.
+ */
+static bool reachable(const struct path *path)
+{
+	struct path root;
+	bool under;
+
+	get_fs_root(current->fs, &root);
+	under = path_is_under(path, &root);
+	path_put(&root);
+	return under;
+}
+#endif
+
 #ifdef CONFIG_MOUNT_NOTIFICATIONS
 /**
  * watchpol_watch_mount - rule on watching a mount topology subtree
@@ -356,16 +378,11 @@ static const struct cred *watcher_cred(const struct watch *watch)
  */
 static int watchpol_watch_mount(struct watch *watch, const struct path *path)
 {
-	struct path root;
-	bool visible;
 	u32 o_sid = 0;
 
-	get_fs_root(current->fs, &root);
-	visible = path_is_under(path, &root);
-	path_put(&root);
 	security_inode_getsecid(d_backing_inode(path->mnt->mnt_root), &o_sid);
 	return watch_decide(WATCHPOL_HOOK_WATCH_MOUNT, WATCHPOL_TYPE_MOUNT,
-			    watcher_cred(watch), o_sid, visible, false);
+			    watcher_cred(watch), o_sid, reachable(path), false);
 }
 #endif /* CONFIG_MOUNT_NOTIFICATIONS */
 
@@ -373,22 +390,23 @@ static int watchpol_watch_mount(struct watch *watch, const struct path *path)
 /**
  * watchpol_watch_sb - rule on watching a superblock
  * @watch: the watch being set (its creds: see watcher_cred())
- * @sb: the superblock to watch
+ * @path: the path that names the superblock
  *
- * The caller found @sb through a path it resolved in its own namespace;
- * the watcher model adds a watch rule from W's label to the label of the
- * superblock's root inode.
+ * The watcher model requires the path to be reachable from the watcher's
+ * root, as for a mount, and a watch rule from W's label to the label of
+ * the superblock's root inode.
  *
  * Return: 0 or -EACCES.
  */
-static int watchpol_watch_sb(struct watch *watch, struct super_block *sb)
+static int watchpol_watch_sb(struct watch *watch, const struct path *path)
 {
+	struct super_block *sb = path->dentry->d_sb;
 	u32 o_sid = 0;
 
 	if (sb->s_root)
 		security_inode_getsecid(d_backing_inode(sb->s_root), &o_sid);
 	return watch_decide(WATCHPOL_HOOK_WATCH_SB, WATCHPOL_TYPE_SB,
-			    watcher_cred(watch), o_sid, true, false);
+			    watcher_cred(watch), o_sid, reachable(path), false);
 }
 #endif /* CONFIG_SB_NOTIFICATIONS */
 
@@ -429,40 +447,15 @@ static struct lsm_blob_sizes watchpol_blob_sizes __ro_after_init = {
 };
 
 /*
- * Whether CAP_KILL answers may be kept: only when every active LSM is one
- * whose capable answers change only with an LSM_POLICY_CHANGE (SELinux) or
- * never (commoncap, which reads the cred), or that has no capable hook.
- * AppArmor profile replacement, SafeSetID policy writes, BPF programs or an
- * LSM watchpol does not know: asked every time.  Set once every LSM is up.
+ * Whether CAP_KILL answers may be kept until the next LSM policy change
+ * (see watchpol_lsm_capable_follows_policy()).  Set once every LSM is up.
  */
 static bool watchpol_cap_cacheable __ro_after_init;
 
 static int __init watchpol_cap_cache_init(void)
 {
-	u32 i;
-
-	if (!watchpol_enabled)
-		return 0;
-	for (i = 0; i < lsm_active_cnt; i++) {
-		switch (lsm_idlist[i]->id) {
-		case LSM_ID_CAPABILITY:
-		case LSM_ID_SELINUX:
-		case LSM_ID_SMACK:
-		case LSM_ID_TOMOYO:
-		case LSM_ID_YAMA:
-		case LSM_ID_LOADPIN:
-		case LSM_ID_LOCKDOWN:
-		case LSM_ID_LANDLOCK:
-		case LSM_ID_IMA:
-		case LSM_ID_EVM:
-		case LSM_ID_IPE:
-		case LSM_ID_WATCHPOL:
-			break;
-		default:
-			return 0;
-		}
-	}
-	watchpol_cap_cacheable = true;
+	if (watchpol_enabled)
+		watchpol_cap_cacheable = watchpol_lsm_capable_follows_policy();
 	return 0;
 }
 late_initcall(watchpol_cap_cache_init);
@@ -571,7 +564,7 @@ static noinline int post_decide(const struct watch *watch,
 		rcu_read_unlock();
 		return 0;
 	}
-	/* W: the watch's setter, or its queue's creator (lsm/README.md). */
+	/* W: the watch's setter, or its queue's creator (w_creds). */
 	w_cred = watch->cred;
 	if (watchpol_w_is_creator(p, type)) {
 		w_cred = watch_queue_cred(watch);
@@ -733,8 +726,8 @@ static int watchpol_post_notification(const struct watch *watch,
 /*
  * Rule labels are resolved to secids when a policy is loaded.  When the
  * major LSM's policy changes (SELinux: its first load, every reload, when
- * every context resolved to the kernel SID before the first; Smack, with
- * kernel-patches/0014: a label imported for the first time), resolve them
+ * every context resolved to the kernel SID before the first; Smack: a
+ * label imported for the first time), resolve them
  * again from the text in force, and learn the aliases again, so rules
  * written earlier keep matching.  Smack imports labels with inode and
  * superblock locks held: the work is done later, in process context.
@@ -749,10 +742,11 @@ static void watchpol_resolve_work(struct work_struct *work)
 	old = rcu_dereference_protected(watchpol_active,
 					lockdep_is_held(&watchpol_policy_mutex));
 	if (old) {
-		p = watchpol_policy_build(old->text, old->text_len, &err, &gen);
+		p = watchpol_policy_build(old->text, old->text_len, &err, &gen,
+					  true);
 		if (IS_ERR(p))
-			pr_err("LSM policy changed and the rules no longer resolve (line %u: %s); keeping the previous secids\n",
-			       err.line, err.reason ?: "out of memory");
+			pr_err_ratelimited("LSM policy changed and the rules cannot be resolved again (line %u: %s); keeping the previous secids\n",
+					   err.line, err.reason ?: "out of memory");
 		else
 			watchpol_set_policy(p);
 	}

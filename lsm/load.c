@@ -5,11 +5,15 @@
  * The state machine of one open file:
  *
  *	OPEN --(a write that ends a line starting with "end")--> COMPLETE
- *	COMPLETE --(parsed: loaded or rejected)--> DONE
- *	OPEN --(the text would exceed WATCHPOL_MAX_POLICY)--> DONE
+ *	COMPLETE --(blank lines and comments)--> COMPLETE
+ *	COMPLETE --(loaded or rejected, at the last close)--> DONE
+ *	OPEN, COMPLETE --(a statement after the end line, a bad character,
+ *		or the text would exceed WATCHPOL_MAX_POLICY)--> DONE
  *
- * A zero-length write changes nothing.  Writes in COMPLETE or DONE fail.
- * Nothing here touches the live policy, so KUnit drives it directly.
+ * A zero-length write changes nothing.  Writes in DONE fail.  What may
+ * follow the end line is judged here, byte by byte, so the verdict does
+ * not depend on where the writes split the text.  Nothing here touches the
+ * live policy, so KUnit drives it directly.
  */
 
 #include <linux/errno.h>
@@ -51,15 +55,15 @@ bool watchpol_is_end_line(const char *line, size_t len)
  * watchpol_load_reserve() - make room for the next write
  * @l: the open file's text
  * @count: the size of the write
- * @gfp: allocation flags; the lab passes GFP_KERNEL_ACCOUNT so the text is
- *	charged to the writer's memory cgroup
+ * @gfp: allocation flags (GFP_KERNEL_ACCOUNT charges the text to the
+ *	writer's memory cgroup)
  * @dst: set to where the @count bytes go
  *
  * Return:
  * * %0		- copy @count bytes to *@dst, then call watchpol_load_append()
  * * %-EINVAL	- @count is 0; nothing changed
- * * %-EBADFD	- this open file's policy was already completed, loaded or
- *		  rejected; nothing changed
+ * * %-EBADFD	- this open file's policy was already loaded or rejected;
+ *		  nothing changed
  * * %-EFBIG	- the text would exceed WATCHPOL_MAX_POLICY; the load is
  *		  abandoned (state DONE)
  * * %-ENOMEM	- no memory; nothing changed
@@ -70,7 +74,7 @@ int watchpol_load_reserve(struct watchpol_load *l, size_t count, gfp_t gfp,
 	size_t want, size;
 	char *buf;
 
-	if (l->state != WATCHPOL_LOAD_OPEN)
+	if (l->state == WATCHPOL_LOAD_DONE)
 		return -EBADFD;
 	if (!count)
 		return -EINVAL;
@@ -94,33 +98,68 @@ int watchpol_load_reserve(struct watchpol_load *l, size_t count, gfp_t gfp,
 	return 0;
 }
 
+/* A byte the parser rejects anywhere in a policy. */
+static bool watchpol_bad_char(unsigned char c)
+{
+	return c != '\t' && c != '\n' && (c < 0x20 || c > 0x7e);
+}
+
 /**
  * watchpol_load_append() - take in the bytes of a write
  * @l: the open file's text; watchpol_load_reserve() made room
  * @count: bytes copied to the reserved space
+ * @err: set when the text is rejected
  *
  * Scans the new bytes for the end of a line; the first line that is an
- * end line completes the policy.  Bytes after it in the same write are
- * part of the text, for the parser to judge (only blanks and comments may
- * follow "end").
+ * end line completes the policy.  Every byte after it, in this write or a
+ * later one, must belong to a blank line or a comment, as the parser
+ * requires of a whole text: a word there ("statement after end") or a
+ * byte the parser refuses ("invalid character") rejects the policy, with
+ * its line number, whatever the writes' boundaries.
  *
- * Return: true if the policy is now complete.
+ * Return: 1 if the policy is complete (the end line came in this write
+ * or before), 0 if not, or -EINVAL with @err set when the text is rejected
+ * (the caller then calls watchpol_load_finish()).
  */
-bool watchpol_load_append(struct watchpol_load *l, size_t count)
+int watchpol_load_append(struct watchpol_load *l, size_t count,
+			 struct watchpol_parse_error *err)
 {
-	size_t i;
+	size_t i, end = l->len + count;
+	unsigned char c;
 
-	for (i = l->len; i < l->len + count; i++) {
-		if (l->buf[i] != '\n')
+	for (i = l->len; i < end; i++) {
+		c = l->buf[i];
+		if (l->state == WATCHPOL_LOAD_OPEN) {
+			if (c != '\n')
+				continue;
+			l->lines++;
+			if (watchpol_is_end_line(l->buf + l->line_start,
+						 i - l->line_start)) {
+				l->state = WATCHPOL_LOAD_COMPLETE;
+				l->in_comment = false;
+			}
+			l->line_start = i + 1;
 			continue;
-		if (watchpol_is_end_line(l->buf + l->line_start,
-					 i - l->line_start))
-			l->state = WATCHPOL_LOAD_COMPLETE;
-		l->line_start = i + 1;
-		if (l->state == WATCHPOL_LOAD_COMPLETE)
-			break;
+		}
+		if (watchpol_bad_char(c)) {
+			err->reason = "invalid character";
+		} else if (c == '\n') {
+			l->lines++;
+			l->in_comment = false;
+			continue;
+		} else if (l->in_comment || c == ' ' || c == '\t') {
+			continue;
+		} else if (c == '#') {
+			l->in_comment = true;
+			continue;
+		} else {
+			err->reason = "statement after end";
+		}
+		err->line = l->lines + 1;
+		l->len = end;
+		return -EINVAL;
 	}
-	l->len += count;
+	l->len = end;
 	return l->state == WATCHPOL_LOAD_COMPLETE;
 }
 
@@ -135,5 +174,7 @@ void watchpol_load_finish(struct watchpol_load *l)
 	l->len = 0;
 	l->size = 0;
 	l->line_start = 0;
+	l->lines = 0;
+	l->in_comment = false;
 	l->state = WATCHPOL_LOAD_DONE;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * watchpol - policy engine: the parsed policy, its canonical text and the
- * per-model verdicts.  Nothing in here touches the live system, so that the
- * whole engine can be driven by KUnit with a fake label resolver.
+ * watchpol - the policy: its settings, rules and canonical text, and the
+ * verdicts the post hook makes inline.  Parsing is in policy_parser.h,
+ * shadow evaluation in eval.h.  Nothing in here touches the live system,
+ * so that the whole engine can be driven by KUnit with a fake label
+ * resolver.
  */
 
 #ifndef _SECURITY_WATCHPOL_POLICY_H
@@ -13,20 +15,14 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
+#include "interop.h"
+
 /* Largest policy text, the end line included. */
 #define WATCHPOL_MAX_POLICY	(256 * 1024)
 /* Longest label (context string) in a rule. */
 #define WATCHPOL_MAX_LABEL	255
 /* Most label rules (post + watch) in one policy. */
 #define WATCHPOL_MAX_RULES	16384
-/*
- * Secids below this may be aliases: SELinux's initial SIDs (1 to
- * SECINITSID_NUM, 27 in 6.12) keep their own SID even when their context is
- * another SID's, so one context can have several secids.  Every other
- * secid SELinux issues is unique to its context, and Smack issues one per
- * label.
- */
-#define WATCHPOL_ALIAS_SIDS	28
 
 enum watchpol_model {
 	WATCHPOL_MODEL_NONE,
@@ -144,14 +140,7 @@ struct watchpol_watch_facts {
 extern const char *const watchpol_model_names[WATCHPOL_MODEL__NR];
 extern const char *const watchpol_type_names[WATCHPOL_TYPE_OTHER + 1];
 
-struct watchpol_policy *watchpol_policy_parse(const char *text, size_t len,
-					      watchpol_resolve_t resolve,
-					      struct watchpol_parse_error *err);
 void watchpol_policy_free(struct watchpol_policy *p);
-struct watchpol_policy *watchpol_boot_policy(const char *models, bool enforce,
-					     watchpol_resolve_t resolve,
-					     struct watchpol_parse_error *err);
-
 void watchpol_policy_canon(struct watchpol_policy *p, watchpol_canon_t canon);
 
 /**
@@ -343,12 +332,6 @@ static inline u8 watchpol_recheck_mask(const struct watchpol_policy *p,
 	return WATCHPOL_DENY(WATCHPOL_MODEL_WATCHER) |
 	       WATCHPOL_DENY(WATCHPOL_MODEL_STRICT);
 }
-
-u8 watchpol_post_denials(const struct watchpol_policy *p,
-			 unsigned int wtype,
-			 const struct watchpol_post_facts *f);
-u8 watchpol_watch_denials(const struct watchpol_policy *p,
-			  const struct watchpol_watch_facts *f);
 
 /* Is W the queue's creator (not the watch's setter) for this type? */
 static inline bool watchpol_w_is_creator(const struct watchpol_policy *p,

@@ -14,9 +14,11 @@
 #include <linux/string.h>
 #include <uapi/linux/watch_queue.h>
 
+#include "eval.h"
 #include "load.h"
 #include "log.h"
 #include "policy.h"
+#include "policy_parser.h"
 
 static int fake_resolve(const char *label, u32 *secid)
 {
@@ -247,6 +249,67 @@ static void watchpol_test_parse_limits(struct kunit *test)
 	p = watchpol_policy_parse(buf, WATCHPOL_MAX_POLICY, fake_resolve,
 				  &err);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	watchpol_policy_free(p);
+}
+
+/*
+ * A policy accepted at the size limit reads back (canonical text and the
+ * end line) within the limit, so that it can be written back and parsed
+ * again when labels are resolved again; one whose canonical form would
+ * not fit is refused.  Rules alone: the canonical form adds the default,
+ * enforce and kernel_events lines.
+ */
+static size_t rules_text(char *buf, size_t size, int n)
+{
+	size_t pos = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		pos += scnprintf(buf + pos, size - pos, "post l%020d l1\n",
+				 i + 2);
+	return pos;
+}
+
+static void watchpol_test_canonical_limit(struct kunit *test)
+{
+	size_t max = WATCHPOL_MAX_POLICY, len, fill;
+	struct watchpol_parse_error err;
+	struct watchpol_policy *p, *q;
+	char *buf;
+
+	buf = kunit_kzalloc(test, max + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+
+	/* Exactly the limit, its canonical form over it: refused. */
+	len = rules_text(buf, max + 1, max / 30);
+	fill = max - len;
+	KUNIT_ASSERT_GT(test, fill, (size_t)1);
+	memset(buf + len, '#', fill - 1);
+	buf[max - 1] = '\n';
+	p = watchpol_policy_parse(buf, max, fake_resolve, &err);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(p));
+	if (!IS_ERR(p)) {
+		KUNIT_FAIL(test, "canonical text %zu bytes, limit %zu",
+			   p->text_len, max);
+		watchpol_policy_free(p);
+	} else {
+		KUNIT_EXPECT_EQ(test, PTR_ERR(p), -EFBIG);
+		KUNIT_EXPECT_NOT_NULL(test, err.reason);
+	}
+
+	/* Two rules fewer: it fits, reads back and parses again. */
+	len = rules_text(buf, max + 1, max / 30 - 2);
+	p = watchpol_policy_parse(buf, len, fake_resolve, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	KUNIT_EXPECT_LE(test, p->text_len + strlen("end\n"), max);
+	memcpy(buf, p->text, p->text_len);
+	memcpy(buf + p->text_len, "end\n", 4);
+	q = watchpol_policy_parse(buf, p->text_len + 4, fake_resolve, &err);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(q));
+	if (!IS_ERR(q)) {
+		KUNIT_EXPECT_EQ(test, q->text_len, p->text_len);
+		watchpol_policy_free(q);
+	}
 	watchpol_policy_free(p);
 }
 
@@ -771,13 +834,16 @@ static const char load_text[] =
 	"post l5 l6\n"
 	"end\n";
 
-/* Feed @text to a fresh loader in chunks of @chunk bytes. */
-static int feed(struct kunit *test, struct watchpol_load *l, const char *text,
-		size_t len, size_t chunk)
+/*
+ * Feed @text to a loader in chunks of @chunk bytes: 1 once complete, 0
+ * while not, or the first error (@err says why when it is -EINVAL).
+ */
+static int feed_err(struct watchpol_load *l, const char *text, size_t len,
+		    size_t chunk, struct watchpol_parse_error *err)
 {
 	size_t pos, n;
 	char *dst;
-	int ret;
+	int ret = 0;
 
 	for (pos = 0; pos < len; pos += n) {
 		n = min(chunk, len - pos);
@@ -785,10 +851,19 @@ static int feed(struct kunit *test, struct watchpol_load *l, const char *text,
 		if (ret)
 			return ret;
 		memcpy(dst, text + pos, n);
-		if (watchpol_load_append(l, n))
-			return pos + n == len ? 1 : -E2BIG;
+		ret = watchpol_load_append(l, n, err);
+		if (ret < 0)
+			return ret;
 	}
-	return 0;
+	return ret;
+}
+
+static int feed(struct kunit *test, struct watchpol_load *l, const char *text,
+		size_t len, size_t chunk)
+{
+	struct watchpol_parse_error err = {};
+
+	return feed_err(l, text, len, chunk, &err);
 }
 
 /* Any chunk size: complete exactly at the end line, same text as one write. */
@@ -840,6 +915,7 @@ static void watchpol_test_load_prefixes(struct kunit *test)
 /* Zero-length writes, writes after the end, the size limit, end lines. */
 static void watchpol_test_load_states(struct kunit *test)
 {
+	struct watchpol_parse_error err = {};
 	struct watchpol_load l = {};
 	char *dst = NULL;
 	size_t max = WATCHPOL_MAX_POLICY;
@@ -854,6 +930,9 @@ static void watchpol_test_load_states(struct kunit *test)
 	/* Text after the end line in the same write belongs to the text. */
 	KUNIT_EXPECT_EQ(test, feed(test, &l, "end\n# x\n", 8, 8), 1);
 	KUNIT_EXPECT_EQ(test, l.len, 21U);
+	/* And in later writes, until the file is closed. */
+	KUNIT_EXPECT_EQ(test, feed(test, &l, "\t\n#y\n", 5, 5), 1);
+	KUNIT_EXPECT_EQ(test, l.state, WATCHPOL_LOAD_COMPLETE);
 	watchpol_load_finish(&l);
 	KUNIT_EXPECT_EQ(test, watchpol_load_reserve(&l, 1, GFP_KERNEL, &dst),
 			-EBADFD);
@@ -863,7 +942,7 @@ static void watchpol_test_load_states(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, watchpol_load_reserve(&l, max, GFP_KERNEL, &dst),
 			0);
 	memset(dst, '#', max);
-	KUNIT_EXPECT_FALSE(test, watchpol_load_append(&l, max));
+	KUNIT_EXPECT_EQ(test, watchpol_load_append(&l, max, &err), 0);
 	KUNIT_EXPECT_EQ(test, watchpol_load_reserve(&l, 1, GFP_KERNEL, &dst),
 			-EFBIG);
 	KUNIT_EXPECT_EQ(test, l.state, WATCHPOL_LOAD_DONE);
@@ -877,6 +956,82 @@ static void watchpol_test_load_states(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, watchpol_is_end_line("# end", 5));
 	KUNIT_EXPECT_FALSE(test, watchpol_is_end_line("post end x", 10));
 	KUNIT_EXPECT_FALSE(test, watchpol_is_end_line("en", 2));
+}
+
+/*
+ * Text after the end line: one rule, whatever the writes.  Each text is
+ * cut in two at every byte, then fed a byte and a line at a time; the
+ * loader's verdict (and the line it names) must be the same every time,
+ * and the one the parser gives the whole text.
+ */
+static const struct {
+	const char *text;
+	unsigned int line;	/* 0: loads */
+	const char *reason;
+} after_end[] = {
+	{ "default none\nend\ndefault strict\nkernel_events deny\nend\n", 3,
+	  "statement after end" },
+	{ "default strict\nend\n\n  # trailing\n\t#\n# x y z\n", 0, NULL },
+	{ "default strict\nend # c\n\t\n#\nenforce 0\n", 5,
+	  "statement after end" },
+	{ "default strict\nend\nend\n", 3, "statement after end" },
+	{ "default strict\nend\n# ok\n\x01\n", 4, "invalid character" },
+	{ "default strict\nend\n  x", 3, "statement after end" },
+};
+
+static void split_verdict(struct kunit *test, int i, size_t cut, size_t chunk)
+{
+	const char *text = after_end[i].text;
+	size_t len = strlen(text);
+	struct watchpol_parse_error err = {};
+	struct watchpol_load l = {};
+	int ret;
+
+	ret = feed_err(&l, text, cut, chunk, &err);
+	if (ret >= 0 && cut < len)
+		ret = feed_err(&l, text + cut, len - cut, chunk, &err);
+	if (!after_end[i].line) {
+		KUNIT_EXPECT_EQ_MSG(test, ret, 1, "text %d cut at %zu chunk %zu",
+				    i, cut, chunk);
+	} else {
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL,
+				    "text %d cut at %zu chunk %zu", i, cut,
+				    chunk);
+		KUNIT_EXPECT_EQ_MSG(test, err.line, after_end[i].line,
+				    "text %d cut at %zu chunk %zu", i, cut,
+				    chunk);
+		KUNIT_EXPECT_STREQ_MSG(test, err.reason ?: "", after_end[i].reason,
+				       "text %d cut at %zu chunk %zu", i, cut,
+				       chunk);
+	}
+	watchpol_load_finish(&l);
+}
+
+static void watchpol_test_load_after_end(struct kunit *test)
+{
+	struct watchpol_parse_error err;
+	struct watchpol_policy *p;
+	size_t cut, len;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(after_end); i++) {
+		len = strlen(after_end[i].text);
+		/* The parser's verdict on the whole text is the same. */
+		p = watchpol_policy_parse(after_end[i].text, len, fake_resolve,
+					  &err);
+		if (after_end[i].line) {
+			KUNIT_EXPECT_TRUE(test, IS_ERR(p));
+			KUNIT_EXPECT_EQ(test, err.line, after_end[i].line);
+		} else {
+			KUNIT_EXPECT_FALSE(test, IS_ERR(p));
+		}
+		if (!IS_ERR(p))
+			watchpol_policy_free(p);
+		for (cut = 0; cut <= len; cut++)
+			split_verdict(test, i, cut, len);
+		split_verdict(test, i, len, 1);
+		split_verdict(test, i, len, 7);
+	}
 }
 
 /* A bad watchpol.model= fails safe to strict, never to none. */
@@ -896,6 +1051,9 @@ static void watchpol_test_boot_policy(struct kunit *test)
 		  "default strict\nenforce 1\nkernel_events deny\n" },
 		{ "key", true, "default strict\nenforce 1\nkernel_events deny\n" },
 		{ "a:b:c", true, "default strict\nenforce 1\nkernel_events deny\n" },
+		/* An empty value (an unset template variable) is no model. */
+		{ "", true, "default strict\nenforce 1\nkernel_events deny\n" },
+		{ ",", true, "default strict\nenforce 1\nkernel_events deny\n" },
 	};
 	struct watchpol_parse_error err;
 	struct watchpol_policy *p;
@@ -923,6 +1081,7 @@ static struct kunit_case watchpol_test_cases[] = {
 	KUNIT_CASE_PARAM(watchpol_test_parse_invalid,
 			 parse_invalid_gen_params),
 	KUNIT_CASE(watchpol_test_parse_limits),
+	KUNIT_CASE(watchpol_test_canonical_limit),
 	KUNIT_CASE(watchpol_test_rulesets),
 	KUNIT_CASE(watchpol_test_rule_collisions),
 	KUNIT_CASE(watchpol_test_posts),
@@ -938,6 +1097,7 @@ static struct kunit_case watchpol_test_cases[] = {
 	KUNIT_CASE(watchpol_test_load_chunks),
 	KUNIT_CASE(watchpol_test_load_prefixes),
 	KUNIT_CASE(watchpol_test_load_states),
+	KUNIT_CASE(watchpol_test_load_after_end),
 	KUNIT_CASE(watchpol_test_boot_policy),
 	{}
 };

@@ -13,6 +13,11 @@
 
 #include "policy.h"
 
+#ifdef pr_fmt
+#undef pr_fmt
+#endif
+#define pr_fmt(fmt) "watchpol: " fmt
+
 extern bool watchpol_enabled;
 /* The policy in force; readers use RCU, writers hold watchpol_policy_mutex. */
 extern struct watchpol_policy __rcu *watchpol_active;
@@ -23,7 +28,7 @@ extern bool watchpol_locked;
 int watchpol_resolve_label(const char *label, u32 *secid);
 struct watchpol_policy *watchpol_policy_build(const char *text, size_t len,
 					      struct watchpol_parse_error *err,
-					      int *gen);
+					      int *gen, bool again);
 bool watchpol_policy_stale(int gen);
 /* Label re-resolutions done after LSM policy changes (stats). */
 extern atomic_long_t watchpol_label_resolves;

@@ -41,7 +41,7 @@ static void policy_usage(FILE *f)
 		"    -n, --count N, -t, --timeout S   (with --follow)\n"
 		"  audit [-n N] [-t S]\n"
 		"                 follow watchpol's audit records (policy loads, enforce,\n"
-		"                 lock, rate-limited denials), as the audit daemon, until\n"
+		"                 lock, denials limited per subject), as the audit daemon, until\n"
 		"                 interrupted, N records or S seconds\n"
 		"Exit status: 0; 1 if the kernel refused; 2 for bad arguments.\n");
 }

@@ -128,15 +128,48 @@ static int rules_match(const char *when)
 	return bad ? -1 : 0;
 }
 
-static long label_resolves(void)
+/* A counter of stats, -1 if unreadable. */
+static long stat_of(const char *name)
 {
 	static char stats[8192];
+	char key[64];
 	const char *l;
 
 	if (wl_try_read(WP_STATS, stats, sizeof(stats)) <= 0)
 		return -1;
-	l = strstr(stats, "\nlabel_resolves ");
-	return l ? strtol(l + 16, NULL, 10) : -1;
+	snprintf(key, sizeof(key), "\n%s ", name);
+	l = strstr(stats, key);
+	return l ? strtol(l + strlen(key), NULL, 10) : -1;
+}
+
+static long label_resolves(void)
+{
+	return stat_of("label_resolves");
+}
+
+/*
+ * The early policy's rule naming wl_no_such_t resolved before SELinux
+ * loaded (every context did) and names no type after: it alone must be
+ * unresolved, counted, and named in the kernel log, while every other
+ * rule resolves again (review L2: one such label froze them all).
+ */
+static int one_rule_unresolved(const char *when)
+{
+	static char klog[1 << 20];
+	long u = stat_of("unresolved_rules");
+	int n;
+
+	if (u != 1) {
+		wl_diag("%s: stats unresolved_rules %ld, want 1 (the wl_no_such_t rule)", when, u);
+		return -1;
+	}
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, klog, sizeof(klog) - 1);
+	klog[n > 0 ? n : 0] = '\0';
+	if (!strstr(klog, "wl_no_such_t")) {
+		wl_diag("%s: the kernel log does not name the label that no longer resolves", when);
+		return -1;
+	}
+	return 0;
 }
 
 static int reload_selinux(void *arg)
@@ -163,6 +196,8 @@ static enum wl_result rules_follow_selinux_loads(void)
 		  "rules written before the SELinux policy do not match");
 	WL_EXPECT(label_resolves() >= 1,
 		  "stats: no label re-resolution since the SELinux policy loaded");
+	WL_EXPECT(one_rule_unresolved("after the first SELinux load") == 0,
+		  "a label that no longer resolves is not handled alone");
 	before = label_resolves();
 	WL_EXPECT(wl_reap(wl_spawn(reload_selinux, NULL), "wl-selinux-load") == 0,
 		  "reload the SELinux policy");
@@ -172,6 +207,8 @@ static enum wl_result rules_follow_selinux_loads(void)
 	WL_EXPECT(early_policy_in_force() == 0, "the early policy is no longer in force");
 	WL_EXPECT(rules_match("after an SELinux reload") == 0,
 		  "rules do not match after the SELinux policy reloaded");
+	WL_EXPECT(one_rule_unresolved("after an SELinux reload") == 0,
+		  "a label that no longer resolves is not handled alone after a reload");
 	return WL_PASS;
 }
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@
 
 #include "evidence.h"
 #include "scenario_run.h"
+#include "vfs_util.h"
 #include "watchpol_util.h"
 #include "wl.h"
 
@@ -546,14 +548,13 @@ static enum wl_result policy_write_misuse_changes_nothing(void)
 		  "zero-length write got %s, want EINVAL", strerror(e));
 	WL_EXPECT(policy_is(other_canon), "the policy changed before the end line");
 	WL_EXPECT(!(e = write_errno(fd, "end\n", 4)), "write the end line: %s", strerror(e));
+	/* Parsed at the end line, in force at the last close. */
+	WL_EXPECT(policy_is(other_canon), "the policy went in force before close");
+	WL_EXPECT(!(e = write_errno(fd, "# a comment after the end\n\n", 27)),
+		  "a comment after the end line: %s", strerror(e));
+	WL_EXPECT(!close(fd), "close after the end line: %s", strerror(errno));
 	WL_EXPECT(policy_is("default strict\nenforce 1\nkernel_events allow\nend\n"),
 		  "the policy written around the failed calls did not load whole");
-	/* After a load, the open file takes no more text. */
-	WL_EXPECT((e = write_errno(fd, "default none\nend\n", 17)) == EBADFD,
-		  "write after a load got %s, want EBADFD", strerror(e));
-	WL_EXPECT(!close(fd), "close after a load: %s", strerror(errno));
-	WL_EXPECT(policy_is("default strict\nenforce 1\nkernel_events allow\nend\n"),
-		  "a write after the load changed the policy");
 
 	/* A rejected policy; then nothing on that file loads. */
 	e = -wp_write_policy_str(other_policy);
@@ -593,6 +594,84 @@ static enum wl_result policy_write_misuse_changes_nothing(void)
 	fd = open(WP_POLICY, O_RDWR | O_CLOEXEC);
 	WL_EXPECT(fd < 0 && errno == EINVAL, "O_RDWR open got %s, want EINVAL",
 		  fd < 0 ? strerror(errno) : "success");
+	return wp_restore_policy() ? WL_PASS : WL_FAIL;
+}
+
+/*
+ * Write @text on one open file in two writes cut at @cut (one write when
+ * @cut is 0 or the length), then close.  The first errno of the writes
+ * and of close(), 0 if none.
+ */
+static int write_split(const char *text, size_t cut)
+{
+	size_t len = strlen(text);
+	int fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC), e = 0;
+
+	if (fd < 0)
+		return errno;
+	if (cut && cut < len) {
+		e = write_errno(fd, text, cut);
+		if (!e)
+			e = write_errno(fd, text + cut, len - cut);
+	} else {
+		e = write_errno(fd, text, len);
+	}
+	if (close(fd) && !e)
+		e = errno;
+	return e;
+}
+
+/*
+ * Text after the end line is one rule whatever the writes (review M1):
+ * a statement there rejects the policy, blanks and comments load it.
+ * Every cut point of each text, and a byte at a time.  The first text is
+ * the review's: "default none" must never be left in force.
+ */
+static enum wl_result policy_text_after_end_at_every_split(void)
+{
+	static const char stmt[] =
+		"default none\nend\ndefault strict\nkernel_events deny\nend\n";
+	static const char comments[] = "default strict\nend\n\n  # trailing\n\t#\n";
+	static const char strict_canon[] =
+		"default strict\nenforce 1\nkernel_events allow\nend\n";
+	size_t len;
+	int e, fd;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	len = strlen(stmt);
+	for (size_t cut = 0; cut <= len; cut++) {
+		e = -wp_write_policy_str(other_policy);
+		WL_EXPECT(!e, "set the other policy: %s", strerror(e));
+		e = write_split(stmt, cut);
+		WL_EXPECT(e == EINVAL, "a statement after end, cut at %zu: %s, want EINVAL",
+			  cut, e ? strerror(e) : "success");
+		WL_EXPECT(policy_is(other_canon),
+			  "a statement after end, cut at %zu: the policy changed", cut);
+	}
+	len = strlen(comments);
+	for (size_t cut = 0; cut <= len; cut++) {
+		e = -wp_write_policy_str(other_policy);
+		WL_EXPECT(!e, "set the other policy: %s", strerror(e));
+		e = write_split(comments, cut);
+		WL_EXPECT(!e, "comments after end, cut at %zu: %s", cut, strerror(e));
+		WL_EXPECT(policy_is(strict_canon),
+			  "comments after end, cut at %zu: not loaded", cut);
+	}
+	/* A byte at a time: the statement after end is refused. */
+	e = -wp_write_policy_str(other_policy);
+	WL_EXPECT(!e, "set the other policy: %s", strerror(e));
+	fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	WL_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	len = strlen(stmt);
+	e = 0;
+	for (size_t i = 0; i < len && !e; i++)
+		e = write_errno(fd, stmt + i, 1);
+	WL_EXPECT(e == EINVAL, "byte writes with a statement after end: %s, want EINVAL",
+		  e ? strerror(e) : "success");
+	close(fd);
+	WL_EXPECT(policy_is(other_canon), "byte writes: the policy changed");
+	WL_EXPECT(klog_has("watchpol: policy rejected: line 3: statement after end"),
+		  "the kernel log does not say why");
 	return wp_restore_policy() ? WL_PASS : WL_FAIL;
 }
 
@@ -754,6 +833,36 @@ static int unprivileged_user_child(void *arg)
 		return 1;
 	}
 	return 0;
+}
+
+/* Reading stats through an fd a privileged opener passed on. */
+static int stats_fd_child(void *arg)
+{
+	char buf[256];
+	ssize_t n = read(*(int *)arg, buf, sizeof(buf));
+
+	if (n >= 0 || errno != EPERM) {
+		wl_diag("reading stats through a privileged fd as uid %d: %s, want EPERM",
+			getuid(), n >= 0 ? "success" : strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The counters are CAP_MAC_ADMIN's at every read, as the log is, not only
+ * at open: a descriptor handed on (SCM_RIGHTS, inheritance) reads nothing.
+ */
+static enum wl_result stats_checked_at_read(void)
+{
+	struct wl_creds user = wl_user(WP_WATCHER);
+	int fd = open(WP_STATS, O_RDONLY | O_CLOEXEC), r;
+
+	WL_EXPECT(fd >= 0, "open %s: %s", WP_STATS, strerror(errno));
+	r = wl_run_as(&user, stats_fd_child, &fd);
+	close(fd);
+	WL_EXPECT(r == 0, "uid %d read the counters through root's descriptor", WP_WATCHER);
+	return WL_PASS;
 }
 
 static enum wl_result writes_need_cap_mac_admin(void)
@@ -1497,9 +1606,11 @@ static const struct wl_test watchpol_tests[] = {
 	{ "policy_chunked_writes_load_whole", policy_chunked_writes_load_whole },
 	{ "policy_truncated_never_loads", policy_truncated_never_loads },
 	{ "policy_write_misuse_changes_nothing", policy_write_misuse_changes_nothing },
+	{ "policy_text_after_end_at_every_split", policy_text_after_end_at_every_split },
 	{ "stats_label_part", stats_label_part },
 	{ "kernel_events_govern_kworker_posts", kernel_events_govern_kworker_posts },
 	{ "writes_need_cap_mac_admin", writes_need_cap_mac_admin },
+	{ "stats_checked_at_read", stats_checked_at_read },
 	{ "strict_counts_and_logs_denials", strict_counts_and_logs_denials },
 	{ "enforce0_delivers_and_logs_would_deny", enforce0_delivers_and_logs_would_deny },
 	{ "per_type_model_applies", per_type_model_applies },
@@ -1529,6 +1640,94 @@ static const struct wl_test watchpol_stress_tests[] = {
 WL_SUITE_IF(suite_watchpol_stress, watchpol_stress_tests, watchpol_stress_applies,
 	    "runs in the plain profile only (or no watchpol in this kernel)");
 
+/* ---- watch_sb and reachability (review M7) ---- */
+
+#define REACH_BASE "/tmp/wlreach"
+
+/*
+ * In a chroot, with a descriptor of a directory outside it kept from
+ * before: the watcher models refuse watch_sb() and watch_mount() on it,
+ * and allow both inside the root.  The child's exit code counts failures.
+ */
+static int reach_child(int outside, int q)
+{
+	int bad = 0;
+	long r;
+
+	if (chroot(REACH_BASE "/jail") || chdir("/")) {
+		wl_diag("chroot %s/jail: %s", REACH_BASE, strerror(errno));
+		return 1;
+	}
+	r = wl_watch_sb(outside, "", AT_EMPTY_PATH, q, 1);
+	if (r == 0 || errno != EACCES) {
+		wl_diag("watch_sb on a directory outside the root: %s, want EACCES",
+			r == 0 ? "allowed" : strerror(errno));
+		bad++;
+	}
+	r = wl_watch_mount(outside, "", AT_EMPTY_PATH, q, 2);
+	if (r == 0 || errno != EACCES) {
+		wl_diag("watch_mount on a directory outside the root: %s, want EACCES",
+			r == 0 ? "allowed" : strerror(errno));
+		bad++;
+	}
+	if (wl_watch_sb(AT_FDCWD, "/inner", 0, q, 3)) {
+		wl_diag("watch_sb inside the root: %s", strerror(errno));
+		bad++;
+	}
+	if (wl_watch_mount(AT_FDCWD, "/inner", 0, q, 4)) {
+		wl_diag("watch_mount inside the root: %s", strerror(errno));
+		bad++;
+	}
+	return bad;
+}
+
+static enum wl_result watch_sb_needs_reachability(void)
+{
+	int outside = -1, q = -1, status = 0, e;
+	pid_t pid;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	e = -wp_write_policy_str("default none\nmodel sb watcher\nmodel mount watcher\n");
+	WL_EXPECT(!e, "load the watcher model for sb and mount: %s", strerror(e));
+	umount2(REACH_BASE "/outer", MNT_DETACH);
+	umount2(REACH_BASE "/jail/inner", MNT_DETACH);
+	if (wl_mkdir(REACH_BASE) || wl_mkdir(REACH_BASE "/jail") ||
+	    wl_tmpfs(REACH_BASE "/outer", NULL) || wl_tmpfs(REACH_BASE "/jail/inner", NULL))
+		goto out;
+	outside = open(REACH_BASE "/outer", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	q = wl_queue_open(wl_transport(), 16);
+	if (outside < 0 || q < 0) {
+		wl_diag("open %s/outer or a queue: %s", REACH_BASE, strerror(errno));
+		goto out;
+	}
+	pid = fork();
+	if (pid == 0)
+		_exit(reach_child(outside, q) ? 1 : 0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		status = -1;
+out:
+	if (q >= 0)
+		wl_wq_close(q);
+	if (outside >= 0)
+		close(outside);
+	umount2(REACH_BASE "/outer", MNT_DETACH);
+	umount2(REACH_BASE "/jail/inner", MNT_DETACH);
+	if (!wp_restore_policy())
+		return WL_FAIL;
+	WL_EXPECT(outside >= 0 && q >= 0, "setting up %s failed", REACH_BASE);
+	WL_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the watcher model let a watch through from outside the root");
+	return WL_PASS;
+}
+
+static const struct wl_test watchpol_reach_tests[] = {
+	{ "watch_sb_needs_reachability", watch_sb_needs_reachability },
+};
+
+/* Labels would need watch rules for the tmpfs fixtures: plain profile only. */
+WL_SUITE_IF(suite_watchpol_reach, watchpol_reach_tests, watchpol_stress_applies,
+	    "runs in the plain profile only (or no watchpol in this kernel)");
+
 /* ---- the lock: last suite of a boot ---- */
 
 static int lock_without_cap_child(void *arg)
@@ -1543,7 +1742,9 @@ static int lock_without_cap_child(void *arg)
 
 static enum wl_result lock_is_honoured(void)
 {
+	static struct wl_evidence ev;
 	struct wl_creds root = wl_user(0);
+	bool audit;
 	char buf[16], *before, *after;
 	int r;
 
@@ -1562,9 +1763,19 @@ static enum wl_result lock_is_honoured(void)
 	WL_EXPECT(r == 0, "lock: %s", strerror(-r));
 	WL_EXPECT(wl_try_read(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "1\n"),
 		  "lock reads '%s' after locking, want 1", buf);
+	/* A refused write is audited, never rate-limited (review M3). */
+	WL_EXPECT(wl_evidence_begin(&ev) == 0, "open an evidence window");
+	audit = ev.audit >= 0;
 	r = wp_write_policy_str("default strict\n");
+	wl_evidence_take(&ev);
+	wl_evidence_end(&ev);
 	WL_EXPECT(r == -EPERM, "policy write when locked: %s, want EPERM",
 		  r ? strerror(-r) : "success");
+	WL_EXPECT(!audit || (strstr(ev.audit_text, "lsm=watchpol op=load") &&
+				   strstr(ev.audit_text, "reason=\"locked\"") &&
+				   strstr(ev.audit_text, "res=0")),
+		  "no audit record of the write refused while locked; the window had:\n%s",
+		  ev.audit_text);
 	r = wp_write_policy_str(before);
 	WL_EXPECT(r == -EPERM, "rewriting the same policy when locked: %s, want EPERM",
 		  r ? strerror(-r) : "success");
