@@ -432,6 +432,12 @@ class Sources(unittest.TestCase):
             self.assertIn("scenario s2 (x.scn:3) has no row in suite_scenarios's manifest", diags)
             self.assertIn("plain: KUnit k: c2 did not report", diags)
             self.assertIn("plain: KUnit k: c3 is no case of the tree's", diags)
+            # The plain boot must run KUnit; the selinux boot need not.
+            quiet = [report.Node(n, True, [], []) for n in ("plain", "selinux")]
+            node = report.source_checks([man], quiet, top=top)
+            diags = [d for c in node.children for d in c.diags]
+            self.assertIn("plain: KUnit k did not report", diags)
+            self.assertNotIn("selinux: KUnit k did not report", diags)
 
 
 class RuntimeSkip(unittest.TestCase):
