@@ -211,10 +211,14 @@ def matrix_cells(lines, profile):
         m = MATRIX.search(raw)
         if m:
             scenario, model, expected, observed, evidence, threat, at = m.groups()
+            # "blocked@post:watchpol": the row names where the event stops.
+            expected, _, where = expected.partition("@")
             cell = {"scenario": scenario, "profile": profile, "model": model,
                     "expected": expected, "observed": observed,
                     "evidence": evidence or "", "threat": threat or "unsorted",
                     "pass": expected == observed}
+            if where:
+                cell["expected_where"] = where
             if at:
                 cell["at"] = f"{SCENARIO_DIR}/{at}"
             cells.append(cell)
@@ -242,6 +246,148 @@ def matrix_checks(cells):
              [f"{c['scenario']} under {c['profile']}/{c['model']}: blocked, "
               f"evidence '{c['evidence'] or 'none'}'" for c in bare]),
     ])
+
+
+# ---- who refused, and where: derived from the model and the row ----
+
+# What each watchpol model judges: the watch, the post, or both (strict and
+# the models built on it, policy/watchpol/models).
+WATCH_ONLY = {"watcher"}
+POST_ONLY = {"schaufler", "smackemu"}
+_BLOCKS = {}
+
+
+def scenario_keyword(at, keyword, top=None):
+    """The value of KEYWORD in the scenario block that begins at FILE:LINE,
+    read from the source tree, or None."""
+    path, _, line = at.rpartition(":")
+    key = (path, int(line))
+    if key not in _BLOCKS:
+        words = {}
+        lines = ((top or TOP) / path).read_text().splitlines()[int(line) - 1:]
+        for text in lines:
+            w = text.split("#", 1)[0].split()
+            if w == ["end"]:
+                break
+            if len(w) >= 2:
+                words.setdefault(w[0], w[1])
+        _BLOCKS[key] = words
+    return _BLOCKS[key].get(keyword)
+
+
+def scenario_at(cell):
+    """Whether the cell's FILE:LINE is where its scenario begins in the
+    source tree (a boot of another tree's scenario files is not)."""
+    return scenario_keyword(cell["at"], "scenario") == cell["scenario"].split("[", 1)[0]
+
+
+def native_where(cell, idx, wstep):
+    """Where the row's native cell (this profile, model none) stops the
+    event: its outcome when not blocked, STEP:WHO when blocked, None when
+    the row must say and does not."""
+    native = idx.get((cell["scenario"], cell["profile"], "none"))
+    if native is None or native["expected"] != "blocked":
+        return native["expected"] if native else None
+    if native.get("expected_where"):
+        return native["expected_where"]
+    plain = idx.get((cell["scenario"], "plain", "none"))
+    if plain is not None and plain["expected"] == "blocked":
+        # Refused with no LSM that judges labels: the kernel's own check,
+        # which runs before every hook, whatever the profile.
+        return plain.get("expected_where") or f"{wstep}:kernel"
+    if cell["profile"] == "plain":
+        return f"{wstep}:kernel"
+    if cell["profile"] == "selinux":
+        return f"{wstep}:selinux"    # SELinux has no post hook
+    return None                       # Smack judges watches and posts: say which
+
+
+def expected_where(cell, idx, observe=None):
+    """Where a cell expected blocked must stop, as STEP:WHO[+WHO], or None
+    when neither the row nor the rules decide it.
+
+    A row's own "blocked@STEP:WHO" wins.  Otherwise: the native cell
+    (model none) is refused by the kernel (plain/none blocked), SELinux (at
+    the watch: it has no post hook) or Smack (the row must say at which
+    step).  A watchpol model refuses where the native cell delivers (or
+    never sees a post): at the watch for watcher, at the post for
+    schaufler and smackemu, and for strict and the models built on it at
+    the watch when the row's watcher cell is blocked, else at the post.
+    Where the native cell is refused too, the native refuser is expected:
+    a row where watchpol refuses as well says so, "STEP:watchpol+LSM"."""
+    if cell["expected"] != "blocked":
+        return None
+    if cell.get("expected_where"):
+        return cell["expected_where"]
+    how = (observe or (lambda c: scenario_keyword(c["at"], "observe")))(cell)
+    wstep = "read" if how in ("read", "count") else "watch"
+    native = native_where(cell, idx, wstep)
+    if cell["model"] in ("none", "off") or native is None:
+        return native if native not in ("delivered", "not-posted") else None
+    if native not in ("delivered", "not-posted"):
+        return native
+    if cell["model"] in WATCH_ONLY or native == "not-posted":
+        step = "watch"
+    elif cell["model"] in POST_ONLY:
+        step = "post"
+    else:
+        watcher = idx.get((cell["scenario"], cell["profile"], "watcher"))
+        step = "watch" if watcher is not None and watcher["expected"] == "blocked" else "post"
+    return f"{step}:watchpol"
+
+
+def refuser_verdict(cell, idx, observe=None):
+    """None if the blocked cell stopped where and by whom its row says;
+    else why not."""
+    where = f"{cell['profile']}/{cell['model']}"
+    if observe is None and not scenario_at(cell):
+        return (f"{cell['scenario']} under {where}: {cell['at']} is not where the scenario "
+                "begins in this tree: the boot ran other scenario files")
+    want = expected_where(cell, idx, observe)
+    if want is None:
+        return (f"{cell['scenario']} under {where}: the row does not say where it stops; "
+                f"name it: expect {where} blocked@STEP:WHO (observed {cell['evidence']})")
+    step, _, whos = want.partition(":")
+    first, _, second = whos.partition("+")
+    if cell["evidence"] != f"{step}:{first}":
+        return (f"{cell['scenario']} under {where}: WRONG REFUSER: stopped at "
+                f"{cell['evidence']}, the row says {want}")
+    native = idx.get((cell["scenario"], cell["profile"], "none"))
+    native_ev = native["evidence"] if native and native["observed"] == "blocked" else None
+    if second and native_ev != f"{step}:{second}":
+        return (f"{cell['scenario']} under {where}: the row says {second} refuses it too "
+                f"({want}), but {cell['profile']}/none observed "
+                f"{native_ev and 'blocked@' + native_ev or (native or {}).get('observed')}")
+    if not second and first == "watchpol" and native_ev and native_ev.split(":")[0] == step:
+        return (f"{cell['scenario']} under {where}: watchpol's refusal is masked: "
+                f"{cell['profile']}/none is blocked@{native_ev} too; the row must say "
+                f"blocked@{step}:watchpol+{native_ev.split(':')[-1]}")
+    return None
+
+
+def refuser_checks(cells, observe=None):
+    """Every blocked cell of a scenario row (cells with no scenario file,
+    the C suites', are left out) stopped at the step and by the LSM its
+    row says, or that the rules derive; a cell where two LSMs refuse is
+    named so in its row and its native cell shows the second."""
+    idx = {}
+    for c in cells:
+        idx.setdefault((c["scenario"], c["profile"], c["model"]), c)
+    checked = [c for c in cells if "at" in c and c["expected"] == "blocked"
+               and c["observed"] == "blocked"]
+    bad = []
+    for c in checked:
+        c["refuser"] = expected_where(c, idx, observe) or "unnamed"
+        verdict = refuser_verdict(c, idx, observe)
+        if verdict:
+            c["pass"] = False
+            c["wrong_refuser"] = True
+            bad.append(verdict)
+    return Node("refusers", not bad, [], [
+        Node("refused_where_expected", not bad,
+             bad[:40] + ([f"{len(bad)} cells in all"] if len(bad) > 40 else []) +
+             [f"{len(checked)} blocked cells checked"]),
+    ]), len(checked)
 
 
 def emulation_checks(cells, likes=None):
@@ -278,11 +424,16 @@ def emit_ktap(node, number, depth, out):
     out.append(f"{pad}{'ok' if node.ok else 'not ok'} {number} {node.name}{skip}")
 
 
-def junit(boots):
+def junit(boots, replayed=()):
+    """JUnit XML; a replayed boot's suites carry the property replayed=true
+    and each of their cases says so: the result is an earlier boot's."""
     root = ET.Element("testsuites", name="watchlab")
     for boot in boots:
         for suite in boot.children:
             ts = ET.SubElement(root, "testsuite", name=f"{boot.name}.{suite.name}")
+            if boot.name in replayed:
+                props = ET.SubElement(ts, "properties")
+                ET.SubElement(props, "property", name="replayed", value="true")
             count = fails = 0
             for path, leaf in suite.leaves():
                 count += 1
@@ -295,8 +446,10 @@ def junit(boots):
                     f = ET.SubElement(tc, "failure",
                                       message=leaf.diags[-1] if leaf.diags else "failed")
                     f.text = "\n".join(leaf.diags)
-                elif leaf.diags:
-                    ET.SubElement(tc, "system-out").text = "\n".join(leaf.diags)
+                elif leaf.diags or boot.name in replayed:
+                    ET.SubElement(tc, "system-out").text = "\n".join(
+                        (["replayed from build/boot-cache: not run in this run"]
+                         if boot.name in replayed else []) + leaf.diags)
             ts.set("tests", str(count))
             ts.set("failures", str(fails))
     ET.indent(root)
@@ -328,6 +481,10 @@ def model_likes(path):
 
 
 MODEL_LIKE = model_likes(TOP / "policy/watchpol/models")
+# suite_scenarios_noconsumer's column: strict with nobody reading watchpol's
+# log (its no-consumer post path); its cells must equal strict's, and it is
+# left out of matrix.md, whose columns are the models.
+NOCONSUMER = "strict-noconsumer"
 
 
 # SECURITY.md's threats, in its order, then the events the series exists for.
@@ -348,7 +505,9 @@ def rank(order, name):
 def cell_text(cell):
     """A cell as matrix.md shows it: the outcome and, when blocked, where."""
     if cell["observed"] == "blocked" and cell["evidence"]:
-        return f"blocked@{cell['evidence']}"
+        # A refusal two LSMs make, checked against the row's native cell.
+        both = cell.get("refuser", "").partition("+")[2]
+        return f"blocked@{cell['evidence']}" + (f"+{both}" if both and cell["pass"] else "")
     return cell["observed"]
 
 
@@ -356,6 +515,8 @@ def matrix_markdown(cells):
     """Rows where the configurations differ first, then those alike in every
     column; each row links to its scenario's file and line (C-suite rows have
     none).  matrix.json keeps every cell with its evidence."""
+    quiet = [c for c in cells if c["model"] == NOCONSUMER]
+    cells = [c for c in cells if c["model"] != NOCONSUMER]
     if not cells:
         return "No scenario produced a matrix cell.\n"
     configs = sorted({(c["profile"], c["model"]) for c in cells},
@@ -386,6 +547,8 @@ def matrix_markdown(cells):
                 out.append(f"**ERROR** {cell['observed']} (expected {cell['expected']})")
             elif unevidenced(cell):
                 out.append(f"**NO EVIDENCE** {text}")
+            elif cell.get("wrong_refuser"):
+                out.append(f"**WRONG REFUSER** {text} (expected blocked@{cell['refuser']})")
             elif cell["observed"] == "delivered":
                 out.append(f"**LEAK** delivered (expected {cell['expected']})")
             elif cell["expected"] == "delivered":
@@ -415,29 +578,81 @@ def matrix_markdown(cells):
               "watchpol, selinux, smack, or the kernel's own permission check when "
               "no LSM recorded a denial); `blocked@post:WHO` (the event was posted "
               "and WHO refused it); or `not-posted` (no post of the event reached "
-              "the LSM hook for the watch). The evidence comes from watchpol's "
-              "decision log and the audit records SELinux and Smack emit. A cell that differs "
+              "the LSM hook for the watch); `blocked@STEP:watchpol+LSM`: watchpol "
+              "refused it first and LSM refuses it too, as the row's native cell shows. "
+              "The evidence comes from watchpol's "
+              "decision log and the audit records SELinux and Smack emit, each record "
+              "matched to the scenario's watcher and watch. A cell that differs "
               "from the scenario's expectation is marked LEAK (delivered, not "
               "expected), OVER-BLOCK (not delivered, expected delivered) or WRONG "
-              "(blocked where not-posted was expected, or the reverse); a blocked "
+              "(blocked where not-posted was expected, or the reverse) or WRONG REFUSER "
+              "(blocked at another step or by another LSM than the row says, or than "
+              "the model's rules derive); a blocked "
               "cell without a record of who refused it is NO EVIDENCE; any of "
               "these fails `make test`. ERROR: the scenario could not run as "
               "written. selinux/none and smack/none are the native columns: "
               "watchpol at model none, SELinux's or Smack's own hooks only "
               "(their watch_key, watch_mount, watch_sb, watch_devices and "
               "post_notification rules).\n")
+    if quiet:
+        legend += (f"\n{len(quiet)} cells ran again under strict with nobody reading "
+                   "watchpol's decision log (its no-consumer path; "
+                   f"`{NOCONSUMER}` in matrix.json), and must equal strict's.\n")
     return "\n".join(table) + "\n" + legend
 
 
+def table_rows(markdown):
+    """The matrix's rows by scenario name, each its list of cells, and the
+    column heads: {scenario: [cells]}, [heads]."""
+    rows, heads = {}, []
+    for line in markdown.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| scenario |"):
+            heads = cells[1:]
+            continue
+        m = re.match(r"\[(.+?)\]\(|([a-z0-9][a-z0-9\[\],-]*)$", cells[0]) if cells else None
+        if m and len(cells) > 1 and not line.startswith("|---"):
+            rows[m.group(1) or m.group(2)] = cells[1:]
+    return rows, heads
+
+
+def matrix_changes(old, new):
+    """What differs between two matrices, for a reader: rows gone, rows
+    added, and each changed cell as ROW COLUMN: OLD -> NEW."""
+    (was, _), (now, heads) = table_rows(old), table_rows(new)
+    out = [f"row gone: {r}" for r in was if r not in now]
+    out += [f"row added: {r}" for r in now if r not in was]
+    cells = 0
+    for r in now:
+        if r not in was or was[r] == now[r]:
+            continue
+        for i, (a, b) in enumerate(zip(was[r], now[r])):
+            if a != b:
+                cells += 1
+                if cells <= 20:
+                    col = heads[i] if i < len(heads) else f"column {i + 1}"
+                    out.append(f"{r} {col}: {a} -> {b}")
+    if cells > 20:
+        out.append(f"... {cells} cells changed in all")
+    return out
+
+
 def doc_checks(path, matrix):
-    """SECURITY.md must carry this run's matrix between its markers."""
+    """SECURITY.md must carry this run's matrix between its markers; when
+    it does not, say what changed (rows, cells) before how to update it."""
     text = path.read_text() if path.exists() else ""
     m = re.search(r"<!-- matrix:begin -->\n(.*?)<!-- matrix:end -->", text, re.S)
     current = bool(m) and m.group(1).strip() == matrix.strip()
-    diags = [] if current else [
-        f"{path.name}'s measured matrix differs from this run's matrix.md: "
-        "run `make matrix` and commit it" if m else
-        f"{path.name} has no <!-- matrix:begin/end --> section"]
+    if current:
+        diags = []
+    elif not m:
+        diags = [f"{path.name} has no <!-- matrix:begin/end --> section"]
+    else:
+        changes = matrix_changes(m.group(1), matrix) or ["no row or cell changed: "
+                                                         "the headings or the legend did"]
+        diags = [f"{path.name}'s measured matrix differs from this run's matrix.md:"] + \
+            changes + ["if each change is meant, `make matrix` and commit it with the "
+                       "reason in the message"]
     return Node("security_md", current, [], [Node("matrix_current", current, diags)])
 
 
@@ -470,7 +685,11 @@ def manifest_checks(name, suites, manifest):
     want, got = runner_leaves(manifest), runner_leaves(suites)
     missing = sorted(p for p in want if p not in got)
     extra = sorted(p for p in got if p not in want)
-    skips = sorted(p for p in want if p in got and want[p] != got[p])
+    # A suite's skip follows from the command line, so the manifest knows
+    # it; a test that skips itself at run time (a kselftest SKIP) is
+    # counted apart as a skip, which the manifest cannot foresee.
+    skips = sorted(p for p in want if p in got and want[p] != got[p]
+                   and not ("." in p and got[p] and not want[p]))
     diags = ([f"missing: {p}" for p in missing[:20]] +
              [f"not in the manifest: {p}" for p in extra[:20]] +
              [f"{'skipped' if got[p] else 'ran'}, the manifest says "
@@ -481,6 +700,92 @@ def manifest_checks(name, suites, manifest):
     if not want:
         diags.append(f"{name}: the manifest lists no runner suite")
     return Node("manifest", ok, diags)
+
+
+# ---- the manifests against the source tree, which the runner did not write ----
+
+SUITE_MACRO = re.compile(r"^\s*WL_(?:SUITE|SUITE_IF|SUITE_DEFINE|SCENARIO_SUITE)\(\s*(suite_\w+)",
+                         re.M)
+KUNIT_CASE = re.compile(r"^\+?\s*KUNIT_CASE(?:_PARAM)?\((\w+)", re.M)
+KUNIT_NAME = re.compile(r"^\+?\s*\.name\s*=\s*\"(\w+)\"", re.M)
+
+
+def source_suites(top=None):
+    """Every runner suite a source file registers: {suite: file}."""
+    out = {}
+    for path in sorted(((top or TOP) / "testcases/runner").rglob("*.c")):
+        for name in SUITE_MACRO.findall(path.read_text(errors="replace")):
+            out[name] = str(path.relative_to(top or TOP))
+    return out
+
+
+def source_scenarios(top=None):
+    """Every scenario the .scn files define: {name: FILE:LINE}."""
+    out = {}
+    for path in sorted(((top or TOP) / SCENARIO_DIR).glob("*.scn")):
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            w = line.split("#", 1)[0].split()
+            if len(w) == 2 and w[0] == "scenario":
+                out[w[1]] = f"{path.name}:{n}"
+    return out
+
+
+def source_kunit(top=None):
+    """The KUnit suites the tree's tests define and their cases, from
+    lsm/policy_test.c and the series' patches: {suite: [cases]}."""
+    top = top or TOP
+    out = {}
+    files = [top / "lsm/policy_test.c"] + sorted((top / "kernel-patches").glob("*.patch"))
+    for path in files:
+        text = path.read_text(errors="replace")
+        cases, names = KUNIT_CASE.findall(text), KUNIT_NAME.findall(text)
+        if cases and names:
+            out[names[-1]] = cases
+    return out
+
+
+def source_checks(manifests, boots, only=None, top=None):
+    """What the source tree defines, against what the runner listed and the
+    boots reported: every registered suite is in some boot's manifest
+    (run or skipped), every scenario has a row in suite_scenarios, and
+    every KUnit suite of the tree reported exactly its cases in each boot
+    that ran KUnit."""
+    listed = set()
+    rows = set()
+    for nodes in manifests:
+        for n in nodes:
+            base = n.name.split("@", 1)[0]
+            listed |= {n.name, base, base[:-len("_ring")] if base.endswith("_ring") else base}
+            if base == "suite_scenarios":
+                rows |= {leaf.name.split("[", 1)[0] for _, leaf in n.leaves()}
+    suites = source_suites(top)
+    lost = [f"{s} ({f}) is in no boot's manifest: compiled out, or never registered"
+            for s, f in sorted(suites.items()) if s not in listed and (not only or s in only)]
+    scen = [] if only and "suite_scenarios" not in only else [
+        f"scenario {s} ({at}) has no row in suite_scenarios's manifest"
+        for s, at in sorted(source_scenarios(top).items()) if s not in rows]
+    kunit, ran = [], 0
+    for suite, cases in sorted(source_kunit(top).items()):
+        for boot in boots:
+            got = [n for n in boot.children if n.name == suite]
+            if not got:
+                # harness/run-profile.sh: KUnit runs in these two boots.
+                if boot.name == "plain" or boot.name.endswith("-debug"):
+                    kunit.append(f"{boot.name}: KUnit {suite} did not report")
+                continue
+            ran += 1
+            have = [c.name for c in got[0].children]
+            missing = [c for c in cases if c not in have]
+            extra = [c for c in have if c not in cases]
+            kunit += [f"{boot.name}: KUnit {suite}: {c} did not report" for c in missing]
+            kunit += [f"{boot.name}: KUnit {suite}: {c} is no case of the tree's" for c in extra]
+    if not only and not ran:
+        kunit.append("no boot reported the tree's KUnit suites")
+    return Node("sources", not (lost or scen or kunit), [], [
+        Node("suites_listed", not lost, lost or [f"{len(suites)} suites in the source tree"]),
+        Node("scenarios_listed", not scen, scen[:20]),
+        Node("kunit_cases", not kunit, kunit[:20]),
+    ])
 
 
 # ---- bring your own LSM: a foreign LSM's column against every other ----
@@ -587,7 +892,7 @@ def answer_checks(path, lsm, ranking, differ):
 
 def main():
     results = Path(sys.argv[1])
-    boots, cells, docs, replayed = [], [], [], []
+    boots, cells, docs, replayed, closing, manifests = [], [], [], [], [], []
     byo, byo_lsm, answers = [], None, []
     for spec in sys.argv[2:]:
         name, profile, kind = spec.rsplit(":", 2)
@@ -616,14 +921,19 @@ def main():
         mfile = results / f"manifest-{name}.ktap"
         manifest = parse_ktap(mfile.read_text().splitlines(), mfile.name) \
             if mfile.exists() else None
-        if manifest is not None and os.environ.get("SUITES", "").split():
-            only = set(os.environ["SUITES"].split())
-            manifest = [n for n in manifest if n.name.split("@", 1)[0] in only]
+        # A SUITES run's manifest already lists only those suites
+        # (harness/run-profile.sh asks wlrun --list for them): filtering it
+        # again by name dropped their variants (suite_mount_ring).
         suites.append(manifest_checks(name, suites, manifest))
+        if manifest is not None:
+            manifests.append(manifest)
         suites.append(host_checks(name, text, status))
         if kind == "byo":
             # A foreign LSM's column: compared with the others, not checked.
             byo_lsm = profile
+            # Its column: watchpol at none, the module deciding (a suite
+            # SUITES names runs there too, under its own model: not the column).
+            boot_cells = [c for c in boot_cells if c["model"] == "none"]
             suites.append(byo_checks(boot_cells))
             byo.extend(boot_cells)
         else:
@@ -632,11 +942,18 @@ def main():
             cells.extend(boot_cells)
         boots.append(Node(name, all(s.ok for s in suites), [], suites))
 
-    if any(c["model"] in MODEL_LIKE for c in cells):
-        boots.append(emulation_checks(cells))
+    if manifests:
+        boots.append(source_checks(manifests, boots, set(os.environ.get("SUITES", "").split())))
+    likes = dict(MODEL_LIKE, **{NOCONSUMER: "strict"})
+    if any(c["model"] in likes for c in cells):
+        boots.append(emulation_checks(cells, {m: like for m, like in likes.items()
+                                              if any(c["model"] == m for c in cells)}))
+    if any("at" in c for c in cells):
+        node, checked = refuser_checks(cells)
+        boots.append(node)
+        closing.append(f"refusers: {checked} blocked cells checked for who refused and where")
     for path in docs:
         boots.append(doc_checks(path, matrix_markdown(cells)))
-    closing = []
     if byo_lsm:
         ranking, differ, at = compare(byo_lsm, byo, cells)
         (results / "comparison.md").write_text(
@@ -653,11 +970,11 @@ def main():
     for i, boot in enumerate(boots, 1):
         emit_ktap(boot, i, 0, out)
     (results / "ktap.txt").write_text("\n".join(out) + "\n")
-    (results / "junit.xml").write_text(junit(boots))
+    (results / "junit.xml").write_text(junit(boots, replayed))
     (results / "matrix.json").write_text(json.dumps(cells, indent=1) + "\n")
     (results / "matrix.md").write_text(matrix_markdown(cells))
 
-    passed = failed = 0
+    passed = failed = fresh = 0
     skipped = []
     for boot in boots:
         for path, leaf in boot.leaves():
@@ -665,6 +982,7 @@ def main():
                 skipped.append(f"{path} ({leaf.directive[4:].strip() or 'no reason'})")
             elif leaf.ok:
                 passed += 1
+                fresh += boot.name not in replayed
             else:
                 failed += 1
                 print(f"FAIL {path}")
@@ -676,6 +994,7 @@ def main():
     if replayed:
         print(f"replayed from build/boot-cache (inputs unchanged since a passing run; "
               f"FRESH=1 boots again): {', '.join(replayed)}")
+        print(f"fresh: {fresh} passed; replayed: {passed - fresh} passed")
     for line in closing:
         print(line)
     print(f"distinct checks: {distinct_checks(boots)} of {passed + failed} results "

@@ -286,5 +286,182 @@ class Emulation(unittest.TestCase):
         self.assertIn("c under smack: smack/smackemu delivered, smack/none has no cell", diags)
 
 
+def cell(scenario, profile, model, expected, observed, evidence="", where=None):
+    c = {"scenario": scenario, "profile": profile, "model": model, "expected": expected,
+         "observed": observed, "evidence": evidence, "at": "x.scn:1"}
+    if where:
+        c["expected_where"] = where
+    return c
+
+
+class Refusers(unittest.TestCase):
+    """Who refused a blocked cell, and where, against what the row and the
+    model's rules say."""
+
+    def verdicts(self, cells):
+        node, checked = report.refuser_checks(cells, observe=lambda c: None)
+        return node.ok, node.children[0].diags
+
+    def test_matrix_line_carries_the_rows_where(self):
+        line = ("# MATRIX scenario=s model=strict expected=blocked@post:watchpol+smack "
+                "observed=blocked evidence=post:watchpol threat=covert at=x.scn:3")
+        c = report.matrix_cells([line], "smack")[0]
+        self.assertEqual((c["expected"], c["expected_where"], c["pass"]),
+                         ("blocked", "post:watchpol+smack", True))
+
+    def test_derived_from_the_model_where_the_native_cell_delivers(self):
+        row = [cell("s", "selinux", "none", "delivered", "delivered"),
+               cell("s", "selinux", "watcher", "blocked", "blocked", "watch:watchpol"),
+               cell("s", "selinux", "schaufler", "blocked", "blocked", "post:watchpol"),
+               cell("s", "selinux", "strict", "blocked", "blocked", "watch:watchpol")]
+        self.assertEqual(self.verdicts(row)[0], True)
+        # A watchpol that stopped judging the mount's label: SELinux refuses.
+        row[1]["evidence"] = "watch:selinux"
+        ok, diags = self.verdicts(row)
+        self.assertFalse(ok)
+        self.assertIn("s under selinux/watcher: WRONG REFUSER: stopped at watch:selinux, "
+                      "the row says watch:watchpol", diags)
+        # strict refuses at the post when the watcher model lets the watch be.
+        row[1].update(expected="delivered", observed="delivered", evidence="")
+        ok, diags = self.verdicts(row)
+        self.assertIn("s under selinux/strict: WRONG REFUSER: stopped at watch:watchpol, "
+                      "the row says post:watchpol", diags)
+
+    def test_the_kernel_refuses_in_every_profile(self):
+        row = [cell("k", p, m, "blocked", "blocked", "watch:kernel")
+               for p in ("plain", "selinux") for m in ("none", "strict")]
+        self.assertEqual(self.verdicts(row), (True, ["4 blocked cells checked"]))
+        row[3]["evidence"] = "watch:watchpol"
+        self.assertFalse(self.verdicts(row)[0])
+
+    def test_a_masked_refusal_must_be_declared(self):
+        row = [cell("m", "smack", "none", "blocked", "blocked", "post:smack", "post:smack"),
+               cell("m", "smack", "schaufler", "blocked", "blocked", "post:watchpol")]
+        ok, diags = self.verdicts(row)
+        self.assertFalse(ok)    # derived: Smack's (the native cell's) refusal
+        row[1]["expected_where"] = "post:watchpol"
+        ok, diags = self.verdicts(row)
+        self.assertIn("m under smack/schaufler: watchpol's refusal is masked: smack/none is "
+                      "blocked@post:smack too; the row must say blocked@post:watchpol+smack",
+                      diags)
+        row[1]["expected_where"] = "post:watchpol+smack"
+        self.assertTrue(self.verdicts(row)[0])
+        # Declared, but the native cell does not refuse it: the claim fails.
+        row[0].update(observed="delivered", expected="delivered", evidence="")
+        row[0].pop("expected_where")
+        ok, diags = self.verdicts(row)
+        self.assertIn("m under smack/schaufler: the row says smack refuses it too "
+                      "(post:watchpol+smack), but smack/none observed delivered", diags)
+
+    def test_smack_native_step_must_be_named(self):
+        ok, diags = self.verdicts([cell("n", "smack", "none", "blocked", "blocked",
+                                        "post:smack")])
+        self.assertFalse(ok)
+        self.assertIn("the row does not say where it stops", diags[0])
+
+
+class SecurityMd(unittest.TestCase):
+    OLD = ("| scenario | plain/none | smack/strict |\n|---|---|---|\n"
+           "| [a[ring]](x.scn#L1) | delivered | blocked@post:watchpol+smack |\n"
+           "| [b](x.scn#L9) | delivered | delivered |\n")
+
+    def test_says_which_rows_and_cells_changed(self):
+        new = self.OLD.replace("blocked@post:watchpol+smack", "blocked@post:smack")
+        new = new.replace("| [b](x.scn#L9) | delivered | delivered |\n", "")
+        self.assertEqual(report.matrix_changes(self.OLD, new), [
+            "row gone: b",
+            "a[ring] smack/strict: blocked@post:watchpol+smack -> blocked@post:smack"])
+        with tempfile.TemporaryDirectory() as d:
+            doc = Path(d) / "SECURITY.md"
+            doc.write_text(f"<!-- matrix:begin -->\n{self.OLD}<!-- matrix:end -->\n")
+            node = report.doc_checks(doc, new)
+            self.assertFalse(node.ok)
+            self.assertIn("row gone: b", node.children[0].diags)
+            self.assertTrue(report.doc_checks(doc, self.OLD).ok)
+
+
+class Replayed(unittest.TestCase):
+    def test_junit_marks_a_replayed_boots_results(self):
+        boot = report.Node("plain", True, [], [report.Node("s", True, [], [
+            report.Node("t", True, [])])])
+        fresh = report.junit([boot])
+        self.assertNotIn("replayed", fresh)
+        xml = report.junit([boot], {"plain"})
+        self.assertIn('<property name="replayed" value="true" />', xml)
+        self.assertIn("replayed from build/boot-cache: not run in this run", xml)
+
+
+class Sources(unittest.TestCase):
+    """The manifests against the source tree: a suite compiled out, a
+    scenario the parser skipped, a KUnit case that did not report."""
+
+    def tree(self, d):
+        top = Path(d)
+        (top / "testcases/runner/suites").mkdir(parents=True)
+        (top / "testcases/scenarios").mkdir(parents=True)
+        (top / "lsm").mkdir()
+        (top / "kernel-patches").mkdir()
+        (top / "testcases/runner/suites/suite_a.c").write_text(
+            "WL_SUITE(suite_a, tests);\n#if 0\nWL_SUITE_IF(suite_b, tests, f);\n#endif\n")
+        (top / "testcases/scenarios/x.scn").write_text("scenario s1\nend\nscenario s2\nend\n")
+        (top / "lsm/policy_test.c").write_text(
+            "\tKUNIT_CASE(c1),\n\tKUNIT_CASE_PARAM(c2, g),\n\t.name = \"k\",\n")
+        return top
+
+    @staticmethod
+    def manifest(*suites):
+        return [report.Node(s, True, [], [report.Node(t, True, []) for t in tests])
+                for s, tests in suites]
+
+    def test_what_the_source_defines_must_be_listed_and_reported(self):
+        with tempfile.TemporaryDirectory() as d:
+            top = self.tree(d)
+            man = self.manifest(("suite_a_ring", ["t"]), ("suite_b", ["t"]),
+                                ("suite_scenarios@none", ["s1", "s2[ring]"]))
+            boot = report.Node("plain", True, [], self.manifest(("k", ["c1", "c2"])))
+            node = report.source_checks([man], [boot], top=top)
+            self.assertTrue(node.ok, [c.diags for c in node.children])
+            # suite_b compiled out, s2 skipped by the parser, c2 silent.
+            man = self.manifest(("suite_a", ["t"]), ("suite_scenarios@none", ["s1"]))
+            boot = report.Node("plain", True, [], self.manifest(("k", ["c1", "c3"])))
+            node = report.source_checks([man], [boot], top=top)
+            diags = [d for c in node.children for d in c.diags]
+            self.assertFalse(node.ok)
+            self.assertIn("suite_b (testcases/runner/suites/suite_a.c) is in no boot's manifest: "
+                          "compiled out, or never registered", diags)
+            self.assertIn("scenario s2 (x.scn:3) has no row in suite_scenarios's manifest", diags)
+            self.assertIn("plain: KUnit k: c2 did not report", diags)
+            self.assertIn("plain: KUnit k: c3 is no case of the tree's", diags)
+            # The plain boot must run KUnit; the selinux boot need not.
+            quiet = [report.Node(n, True, [], []) for n in ("plain", "selinux")]
+            node = report.source_checks([man], quiet, top=top)
+            diags = [d for c in node.children for d in c.diags]
+            self.assertIn("plain: KUnit k did not report", diags)
+            self.assertNotIn("selinux: KUnit k did not report", diags)
+
+
+class RuntimeSkip(unittest.TestCase):
+    def test_a_test_that_skips_itself_is_a_skip_not_a_pass_nor_a_mismatch(self):
+        log = """KTAP version 1
+1..1
+    KTAP version 1
+    # Subtest: suite_kselftest
+    1..2
+    ok 1 queue.pipe.ring_protocol # SKIP see the diagnostics above
+    ok 2 queue.pipe.basic
+ok 1 suite_kselftest
+"""
+        nodes = report.parse_ktap(log.splitlines(), "t")
+        leaf = nodes[0].children[0]
+        self.assertTrue(leaf.skipped)
+        manifest = report.parse_ktap(log.replace(" # SKIP see the diagnostics above", "")
+                                     .splitlines(), "m")
+        self.assertTrue(report.manifest_checks("plain", nodes, manifest).ok)
+        # A whole suite skipped against a manifest that runs it still fails.
+        skipped = report.parse_ktap(["KTAP version 1", "1..1",
+                                     "ok 1 suite_kselftest # SKIP no"], "t")
+        self.assertFalse(report.manifest_checks("plain", skipped, manifest).ok)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=0)

@@ -22,7 +22,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum wl_result { WL_PASS = 0, WL_FAIL = 1 };
+/*
+ * A test's result.  WL_SKIP: the test could not check what it is for in
+ * this boot, which it decides only while it runs (a kselftest SKIP); KTAP
+ * "ok N name # SKIP", counted apart from passes (the reason is in the
+ * test's diagnostics above it).
+ */
+enum wl_result { WL_PASS = 0, WL_FAIL = 1, WL_SKIP = 2 };
 
 struct wl_test {
 	const char *name;

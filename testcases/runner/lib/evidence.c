@@ -233,20 +233,29 @@ int wl_evidence_begin(struct wl_evidence *ev)
 	if (wl_audit_begin(ev))
 		return -1;
 	/* What came before the window is not this scenario's. */
-	wl_evidence_take(ev);
+	take_log(ev);
+	take_audit(ev);
 	ev->loglen = ev->auditlen = 0;
 	ev->log[0] = ev->audit_text[0] = '\0';
+	if (ev->quiet)
+		wp_log_detach();
 	return 0;
 }
 
 void wl_evidence_take(struct wl_evidence *ev)
 {
-	take_log(ev);
+	if (!ev->quiet)
+		take_log(ev);
 	take_audit(ev);
 }
 
 void wl_evidence_end(struct wl_evidence *ev)
 {
+	if (ev->quiet) {
+		/* What watchpol logged with nobody reading: read once, detach. */
+		take_log(ev);
+		wp_log_detach();
+	}
 	if (ev->audit < 0)
 		return;
 	audit_set_pid(ev, 0);
@@ -307,9 +316,32 @@ struct log_tally {
 	unsigned int allowed, refused;
 };
 
-/* Count watchpol's decisions on @hook (and, for posts, type and subtype). */
-static struct log_tally tally(const struct wl_evidence *ev, bool post,
-			      const char *type, unsigned int subtype)
+/*
+ * Whether a decision line names one of W's identities: for a watch, the
+ * one that set it (the first); for a post, any.
+ */
+static bool names_w(const char *l, const struct wl_evidence_parties *w, bool post)
+{
+	char uid[16], label[WL_EVIDENCE_LABEL];
+
+	if (!w)
+		return true;
+	if (!wl_evidence_field(l, "w_uid", uid, sizeof(uid)) ||
+	    !wl_evidence_field(l, "w_label", label, sizeof(label)))
+		return false;
+	for (unsigned int i = 0; i < (post ? w->nw : 1); i++)
+		if (strtoul(uid, NULL, 10) == w->w_uid[i] &&
+		    (!w->w_label[i][0] || strcmp(label, w->w_label[i]) == 0))
+			return true;
+	return false;
+}
+
+/*
+ * Count watchpol's decisions on W's watch (hook @hook, or any watch hook
+ * without @w) or, for posts, on posts of @type/@subtype to W.
+ */
+static struct log_tally tally(const struct wl_evidence *ev, const struct wl_evidence_parties *w,
+			      bool post, const char *type, unsigned int subtype)
 {
 	struct log_tally t = { 0 };
 	char sub[12];
@@ -325,8 +357,12 @@ static struct log_tally tally(const struct wl_evidence *ev, bool post,
 			continue;
 		if (post != (strcmp(hook, "post_notification") == 0))
 			continue;
+		if (!post && w && strcmp(hook, w->hook))
+			continue;
 		if (post && (!wl_evidence_field(l, "type", ty, sizeof(ty)) || strcmp(ty, type) ||
 			     !wl_evidence_field(l, "subtype", st, sizeof(st)) || strcmp(st, sub)))
+			continue;
+		if (!names_w(l, w, post))
 			continue;
 		if (strcmp(result, "deny") == 0)
 			t.refused++;
@@ -336,8 +372,64 @@ static struct log_tally tally(const struct wl_evidence *ev, bool post,
 	return t;
 }
 
-/* Which major LSM recorded a denial of @what ("watch" or "post"). */
-static const char *lsm_denial(const struct wl_evidence *ev, bool post)
+unsigned int wl_evidence_posters(const struct wl_evidence *ev, const struct wl_evidence_parties *w,
+				 const char *type, unsigned int subtype, char *buf, size_t len)
+{
+	unsigned int n = 0;
+	char sub[12];
+
+	buf[0] = '\0';
+	snprintf(sub, sizeof(sub), "%u", subtype);
+	for (const char *p = ev->log; ; ) {
+		char l[1024], hook[32], ty[16], st[12], t_uid[16], item[20], have[256];
+
+		if (!next_line(&p, l, sizeof(l)))
+			break;
+		if (!wl_evidence_field(l, "hook", hook, sizeof(hook)) ||
+		    strcmp(hook, "post_notification") ||
+		    !wl_evidence_field(l, "type", ty, sizeof(ty)) || strcmp(ty, type) ||
+		    !wl_evidence_field(l, "subtype", st, sizeof(st)) || strcmp(st, sub) ||
+		    !wl_evidence_field(l, "t_uid", t_uid, sizeof(t_uid)) || !names_w(l, w, true))
+			continue;
+		n++;
+		snprintf(have, sizeof(have), ",%s,", buf);
+		snprintf(item, sizeof(item), ",%s,", t_uid);
+		if (!strstr(have, item))
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "",
+				 t_uid);
+	}
+	return n;
+}
+
+/*
+ * Whether an audit line names W where it should: SELinux's denial of W's
+ * watch or read has W as scontext; Smack's has W as the subject of a
+ * watch or read, the object of a post (T writes to W).
+ */
+static bool audit_names_w(const char *l, const struct wl_evidence_parties *w, bool post,
+			  bool smack)
+{
+	char pat[WL_EVIDENCE_LABEL + 16];
+
+	if (!w)
+		return true;
+	for (unsigned int i = 0; i < (post ? w->nw : 1); i++) {
+		if (!w->w_label[i][0])
+			return true;	/* an unlabelled profile has no such records */
+		if (smack)
+			snprintf(pat, sizeof(pat), " %s=\"%s\"", post ? "object" : "subject",
+				 w->w_label[i]);
+		else
+			snprintf(pat, sizeof(pat), " scontext=%s ", w->w_label[i]);
+		if (strstr(l, pat))
+			return true;
+	}
+	return false;
+}
+
+/* Which major LSM recorded a denial of W's watch or read, or of a post to W. */
+static const char *lsm_denial(const struct wl_evidence *ev, const struct wl_evidence_parties *w,
+			      bool post)
 {
 	for (const char *p = ev->audit_text; ; ) {
 		char l[1024];
@@ -345,41 +437,53 @@ static const char *lsm_denial(const struct wl_evidence *ev, bool post)
 		if (!next_line(&p, l, sizeof(l)))
 			break;
 		if (strstr(l, "lsm=SMACK") && strstr(l, "action=denied")) {
-			if (post == (strstr(l, "fn=smack_post_notification") != NULL))
+			if (post == (strstr(l, "fn=smack_post_notification") != NULL) &&
+			    audit_names_w(l, w, post, true))
 				return "smack";
-		} else if (!post && strstr(l, "avc:  denied")) {
+		} else if (!post && strstr(l, "avc:  denied") && audit_names_w(l, w, post, false)) {
 			return "selinux";
 		}
 	}
 	return NULL;
 }
 
-bool wl_evidence_blocked(const struct wl_evidence *ev, const char *step, int step_err,
-			 const char *type, unsigned int subtype,
+bool wl_evidence_blocked(const struct wl_evidence *ev, const struct wl_evidence_parties *w,
+			 const char *step, int step_err, const char *type, unsigned int subtype,
 			 char *buf, size_t len)
 {
 	struct log_tally t;
 	const char *who;
 
 	if (step_err) {
-		t = tally(ev, false, NULL, 0);
-		who = t.refused ? "watchpol" : lsm_denial(ev, false);
+		t = tally(ev, w, false, NULL, 0);
+		who = t.refused ? "watchpol" : lsm_denial(ev, w, false);
+		if (who || (!t.allowed && !t.refused)) {
+			/*
+			 * No LSM recorded a decision on this watch: the kernel's
+			 * own check refused it before the hooks ran.
+			 */
+			snprintf(buf, len, "%s:%s", step, who ? who : "kernel");
+			return true;
+		}
 		/*
-		 * A foreign LSM keeps no record the lab can read, but it runs
-		 * after watchpol: a watch watchpol allowed and the syscall
-		 * still refused was refused by it.
+		 * watchpol allowed this watch and no other LSM recorded a
+		 * denial.  A foreign LSM keeps no record the lab can read, but
+		 * it runs after watchpol: the refusal is its own.
 		 */
-		if (!who && t.allowed && wl_byo_lsm())
-			who = wl_byo_lsm();
-		snprintf(buf, len, "%s:%s", step, who ? who : "kernel");
-		return true;
+		if (wl_byo_lsm()) {
+			snprintf(buf, len, "%s:%s", step, wl_byo_lsm());
+			return true;
+		}
+		snprintf(buf, len, "unexplained: the %s was refused (%s) after watchpol "
+			 "allowed it, and no LSM recorded a denial", step, strerror(step_err));
+		return false;
 	}
-	t = tally(ev, true, type, subtype);
+	t = tally(ev, w, true, type, subtype);
 	if (t.refused) {
 		snprintf(buf, len, "post:watchpol");
 		return true;
 	}
-	who = lsm_denial(ev, true);
+	who = lsm_denial(ev, w, true);
 	if (who) {
 		snprintf(buf, len, "post:%s", who);
 		return true;

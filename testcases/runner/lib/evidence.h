@@ -22,6 +22,13 @@
 #define WL_EVIDENCE_TEXT 32768
 
 struct wl_evidence {
+	/*
+	 * Set before wl_evidence_begin(): the window holds no consumer on
+	 * watchpol's log (it is read once, at wl_evidence_end(), and closed
+	 * again), so watchpol takes its no-consumer path and logs only the
+	 * posts it refuses, besides every watch decision.
+	 */
+	bool quiet;
 	int audit;			/* NETLINK_AUDIT socket (we are auditd), or -1 */
 	unsigned int fences;		/* audit fence markers sent */
 	size_t loglen, auditlen;
@@ -51,18 +58,49 @@ int wl_audit_begin(struct wl_evidence *ev);
 void wl_audit_take(struct wl_evidence *ev);
 
 /*
+ * The parties a record must name to count for a scenario: W, the
+ * identities the watch and its posts are judged on (first the party that
+ * set the watch, the only one a watch hook's record may name; then the
+ * watcher, whose queue a setter used, for posts), by uid and, in a labelled
+ * profile, label as the records print it (an SELinux context, a Smack
+ * label; "" compares no label); and the watch hook of the object
+ * ("watch_key", "watch_mount", "watch_sb", "watch_devices").
+ */
+#define WL_EVIDENCE_LABEL 80
+struct wl_evidence_parties {
+	const char *hook;
+	unsigned int nw;
+	unsigned int w_uid[2];
+	char w_label[2][WL_EVIDENCE_LABEL];
+};
+
+/*
  * Where a blocked event stopped, as "STEP:WHO", "post:WHO" or "not-posted",
  * written to buf.  @step names what the watcher did before the action
  * ("watch", or "read" for a control row) and @step_err is the errno that
  * refused it (0: it was done); @type is watchpol's name for the watch type
  * ("key", "mount", "sb", "block", "usb") and @subtype the record's subtype.
+ * With @w, only records that name W (and, for a refused watch, the object's
+ * watch hook) count: a watch is "STEP:kernel" only when no LSM recorded a
+ * decision on it, and one watchpol allowed that still failed with no other
+ * LSM's denial is a foreign LSM's in a bring-your-own-LSM boot
+ * (wl_byo_lsm()), unexplained in any other.  @w NULL counts every record
+ * of the step (a C suite's own window, with one watch in it).
  * Returns false (buf explains) when the records contradict "blocked": the
- * event was posted and every LSM allowed it.  In a bring-your-own-LSM boot
- * a refusal after watchpol's allow is the foreign LSM's (wl_byo_lsm()).
+ * event was posted and every LSM allowed it.
  */
-bool wl_evidence_blocked(const struct wl_evidence *ev, const char *step, int step_err,
-			 const char *type, unsigned int subtype,
+bool wl_evidence_blocked(const struct wl_evidence *ev, const struct wl_evidence_parties *w,
+			 const char *step, int step_err, const char *type, unsigned int subtype,
 			 char *buf, size_t len);
+
+/*
+ * Who posted the event to W: the t_uid of each of watchpol's post records
+ * of @type/@subtype that names W (a uid, or "kernel"), distinct values
+ * joined by ',' in buf ("" when there is none).  Returns the number of
+ * such records.
+ */
+unsigned int wl_evidence_posters(const struct wl_evidence *ev, const struct wl_evidence_parties *w,
+				 const char *type, unsigned int subtype, char *buf, size_t len);
 
 /*
  * The value of KEY in one line of watchpol's decision log ("seq=7

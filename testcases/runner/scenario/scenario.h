@@ -15,7 +15,8 @@
 
 #define SCN_NAME_MAX 48
 #define SCN_LABEL_MAX 16
-#define SCN_MAX_EXPECT 16
+#define SCN_MAX_EXPECT 32
+#define SCN_WHERE_MAX 40
 #define SCN_MAX_GROUPS 8
 
 enum scn_source { SCN_KEY, SCN_MOUNT, SCN_SB, SCN_BLOCK, SCN_USB, SCN_NR_SOURCES };
@@ -52,12 +53,18 @@ struct scn_party {
 	bool mntns;		/* unshare a mount namespace (root only, or with userns) */
 };
 
-/* "expect SELECTOR,... RESULT": the last line that matches a cell wins. */
+/*
+ * "expect SELECTOR,... RESULT": the last line that matches a cell wins.
+ * RESULT "blocked@STEP:WHO[+WHO]" also names where the event stops
+ * (STEP watch, post or read; WHO watchpol, selinux, smack or kernel; a
+ * second WHO: that LSM refuses it too, as the row's native cell shows).
+ */
 struct scn_expect {
 	char profile[SCN_LABEL_MAX];	/* "*" or a profile */
 	char model[SCN_LABEL_MAX];	/* "*" or a model */
 	unsigned int variant;		/* 0: any, else one SCN_V_* bit */
 	enum scn_result result;
+	char where[SCN_WHERE_MAX];	/* "STEP:WHO[+WHO]" or "" (not named) */
 };
 
 struct scn_ctx;
@@ -121,6 +128,13 @@ struct scenario {
 	bool watch_via_trigger;
 	/* "allow"/"deny": the row runs with this kernel_events, whatever the model's */
 	char kernel_events[8];
+	/*
+	 * "posted-as trigger|owner|kernel": whose creds the event's post
+	 * carries (the t_uid of watchpol's records of it), checked in every
+	 * cell that has a post record of it; SCN_POSTED_UNSET: not checked.
+	 */
+	enum { SCN_POSTED_UNSET, SCN_POSTED_TRIGGER, SCN_POSTED_OWNER,
+	       SCN_POSTED_KERNEL } posted_as;
 	unsigned int variants;	/* SCN_V_* */
 	size_t nexpect;
 	struct scn_expect expect[SCN_MAX_EXPECT];
@@ -160,6 +174,14 @@ void scn_party_format(const struct scn_party *q, char *buf, size_t len);
 /* The expected result of one cell. */
 enum scn_result scn_expected(const struct scenario *s, const char *profile,
 			     const char *model, unsigned int variant);
+
+/*
+ * Where the expect line that decides a blocked cell says it stops
+ * ("post:watchpol", "watch:kernel", ...), or "" when it does not say:
+ * harness/report.py then derives it from the model and the row.
+ */
+const char *scn_expected_where(const struct scenario *s, const char *profile,
+			       const char *model, unsigned int variant);
 
 /* The variants a scenario runs in, one bit set per call: bits of SCN_V_*. */
 size_t scn_variant_list(const struct scenario *s, unsigned int *out, size_t max);

@@ -274,8 +274,40 @@ void scn_party_format(const struct scn_party *q, char *buf, size_t len)
 		snprintf(buf + n, len - n, " mntns");
 }
 
+/* "STEP:WHO[+WHO]" after "blocked@". */
+static int parse_where(struct parser *p, const char *w)
+{
+	static const char *const steps[] = { "watch:", "post:", "read:" };
+	static const char *const lsms[] = { "watchpol", "selinux", "smack", "kernel" };
+	char who[SCN_WHERE_MAX], *tok, *save;
+	size_t i, n = 0;
+
+	for (i = 0; i < 3; i++)
+		if (strncmp(w, steps[i], strlen(steps[i])) == 0)
+			break;
+	if (i == 3 || strlen(w) >= SCN_WHERE_MAX)
+		return fail(p, "blocked@%s: want blocked@watch|post|read:WHO[+WHO]", w);
+	snprintf(who, sizeof(who), "%s", w + strlen(steps[i]));
+	for (tok = strtok_r(who, "+", &save); tok; tok = strtok_r(NULL, "+", &save), n++) {
+		size_t j;
+
+		for (j = 0; j < 4 && strcmp(tok, lsms[j]); j++)
+			;
+		if (j == 4)
+			return fail(p, "blocked@%s: '%s' is not watchpol, selinux, smack or kernel",
+				    w, tok);
+	}
+	if (n < 1 || n > 2)
+		return fail(p, "blocked@%s: one refuser, or two joined by '+'", w);
+	return 0;
+}
+
 static int parse_result(struct parser *p, const char *s, enum scn_result *r)
 {
+	if (strncmp(s, "blocked@", 8) == 0) {
+		*r = SCN_BLOCKED;
+		return parse_where(p, s + 8);
+	}
 	if (strcmp(s, "delivered") == 0)
 		*r = SCN_DELIVERED;
 	else if (strcmp(s, "blocked") == 0)
@@ -338,7 +370,8 @@ static int parse_expect(struct parser *p, char **tok, int ntok, struct scenario 
 	enum scn_result r = SCN_UNSET;
 
 	if (ntok != 2)
-		return fail(p, "expect: want 'expect SELECTOR[,SELECTOR...] delivered|blocked|not-posted'");
+		return fail(p, "expect: want 'expect SELECTOR[,SELECTOR...] "
+			    "delivered|blocked[@STEP:WHO]|not-posted'");
 	if (parse_result(p, tok[1], &r))
 		return -1;
 	for (char *sel = strtok(tok[0], ","); sel; sel = strtok(NULL, ",")) {
@@ -350,6 +383,8 @@ static int parse_expect(struct parser *p, char **tok, int ntok, struct scenario 
 		if (parse_selector(p, sel, e))
 			return -1;
 		e->result = r;
+		snprintf(e->where, sizeof(e->where), "%s",
+			 strncmp(tok[1], "blocked@", 8) ? "" : tok[1] + 8);
 		s->nexpect++;
 	}
 	return 0;
@@ -501,6 +536,20 @@ static int parse_field(struct parser *p, char **tok, int ntok, struct scenario *
 				return 0;
 			}
 		return fail(p, "observe: want watch, read or count");
+	}
+	if (strcmp(kw, "posted-as") == 0) {
+		static const char *const who[] = {
+			[SCN_POSTED_TRIGGER] = "trigger",
+			[SCN_POSTED_OWNER] = "owner",
+			[SCN_POSTED_KERNEL] = "kernel",
+		};
+
+		for (size_t i = 1; rest == 1 && i < sizeof(who) / sizeof(who[0]); i++)
+			if (strcmp(tok[1], who[i]) == 0) {
+				s->posted_as = i;
+				return 0;
+			}
+		return fail(p, "posted-as: want trigger, owner or kernel");
 	}
 	if (strcmp(kw, "kernel-events") == 0) {
 		if (rest != 1 || (strcmp(tok[1], "allow") && strcmp(tok[1], "deny")))
@@ -738,10 +787,11 @@ void scn_set_free(struct scn_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
-enum scn_result scn_expected(const struct scenario *s, const char *profile,
-			     const char *model, unsigned int variant)
+/* The expect line that decides a cell, or NULL. */
+static const struct scn_expect *expect_line(const struct scenario *s, const char *profile,
+					    const char *model, unsigned int variant)
 {
-	enum scn_result r = SCN_UNSET;
+	const struct scn_expect *r = NULL;
 	int m = model_index(model);
 
 	/*
@@ -756,7 +806,7 @@ enum scn_result scn_expected(const struct scenario *s, const char *profile,
 		for (size_t i = 0; i < s->nexpect; i++)
 			named |= strcmp(s->expect[i].model, model) == 0;
 		if (!named)
-			return scn_expected(s, profile, base, variant);
+			return expect_line(s, profile, base, variant);
 	}
 	for (size_t i = 0; i < s->nexpect; i++) {
 		const struct scn_expect *e = &s->expect[i];
@@ -764,9 +814,25 @@ enum scn_result scn_expected(const struct scenario *s, const char *profile,
 		if ((strcmp(e->profile, "*") == 0 || strcmp(e->profile, profile) == 0) &&
 		    (strcmp(e->model, "*") == 0 || strcmp(e->model, model) == 0) &&
 		    (!e->variant || (e->variant & variant)))
-			r = e->result;
+			r = e;
 	}
 	return r;
+}
+
+enum scn_result scn_expected(const struct scenario *s, const char *profile,
+			     const char *model, unsigned int variant)
+{
+	const struct scn_expect *e = expect_line(s, profile, model, variant);
+
+	return e ? e->result : SCN_UNSET;
+}
+
+const char *scn_expected_where(const struct scenario *s, const char *profile,
+			       const char *model, unsigned int variant)
+{
+	const struct scn_expect *e = expect_line(s, profile, model, variant);
+
+	return e ? e->where : "";
 }
 
 size_t scn_variant_list(const struct scenario *s, unsigned int *out, size_t max)

@@ -332,7 +332,18 @@ static int counter_main(struct scn_ctx *c, int sock)
 	return send_msg(sock, MSG_RESULT, 0, 1, 0, -1);
 }
 
-/* The watcher: open the queue, set the fence, set (or hand over) the watch. */
+/* The watcher's fence: a key of its own, watched on the scenario's queue. */
+static int watch_fence(int q, key_serial_t *fence)
+{
+	*fence = add_key("user", "wl-fence", "0", 1, KEY_SPEC_PROCESS_KEYRING);
+	if (*fence < 0 || keyctl(KEYCTL_WATCH_KEY, *fence, q, SCN_FENCE_ID)) {
+		wl_diag("watcher: fence key: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The watcher: open the queue, set (or hand over) the watch, set the fence. */
 static int watcher_main(struct scn_ctx *c, int sock)
 {
 	enum wl_transport t = c->variant & SCN_V_RING ? WL_TRANSPORT_RING : WL_TRANSPORT_PIPE;
@@ -344,11 +355,13 @@ static int watcher_main(struct scn_ctx *c, int sock)
 	q = wl_queue_open(t, 256);
 	if (q < 0)
 		return -1;
-	fence = add_key("user", "wl-fence", "0", 1, KEY_SPEC_PROCESS_KEYRING);
-	if (fence < 0 || keyctl(KEYCTL_WATCH_KEY, fence, q, SCN_FENCE_ID)) {
-		wl_diag("watcher: fence key: %s", strerror(errno));
+	/*
+	 * The fence is watched after the scenario's watch, so that a refused
+	 * watch leaves no decision of W's but its own in the evidence window
+	 * (a setter's watch is told apart by its creds: the fence comes first).
+	 */
+	if (c->s->setter.set && watch_fence(q, &fence))
 		return -1;
-	}
 	if (c->s->setter.set) {
 		if (c->mfd >= 0)
 			close(c->mfd);
@@ -377,6 +390,8 @@ static int watcher_main(struct scn_ctx *c, int sock)
 		if (err)
 			return 0;	/* refused: the runner records "blocked" */
 	}
+	if (!c->s->setter.set && watch_fence(q, &fence))
+		return -1;
 	if (recv_msg(sock, MSG_GO, &m, NULL))
 		return -1;
 	if (keyctl_update(fence, "1", 1)) {
@@ -738,13 +753,78 @@ enum scn_result scn_run(const struct scenario *s, unsigned int variant,
 	return res;
 }
 
+/* Who W is, as the records name it: a party's uid and its label's text. */
+static void evidence_party(const struct scn_party *q, unsigned int *uid, char *label, size_t len)
+{
+	*uid = q->uid;
+	label[0] = '\0';
+	if (!strcmp(wl_profile(), "plain"))
+		return;		/* no LSM labels anyone: the records say "-" */
+	if ((q->label[0] ? wl_label_lookup(q->label, label, len) :
+			   wl_label_current(label, len)) < 0)
+		label[0] = '\0';
+}
+
+static void evidence_parties(const struct scenario *s, struct wl_evidence_parties *w)
+{
+	static const char *const hooks[SCN_NR_SOURCES] = {
+		[SCN_KEY] = "watch_key", [SCN_MOUNT] = "watch_mount", [SCN_SB] = "watch_sb",
+		[SCN_BLOCK] = "watch_devices", [SCN_USB] = "watch_devices",
+	};
+
+	memset(w, 0, sizeof(*w));
+	w->hook = hooks[s->source];
+	w->nw = s->setter.set ? 2 : 1;
+	evidence_party(s->setter.set ? &s->setter : &s->watcher, &w->w_uid[0], w->w_label[0],
+		       sizeof(w->w_label[0]));
+	if (s->setter.set)
+		evidence_party(&s->watcher, &w->w_uid[1], w->w_label[1], sizeof(w->w_label[1]));
+}
+
+/*
+ * "posted-as": the t_uid of every post record of the event to W must be the
+ * party the row names (the kernel: "kernel"), in each cell the event was
+ * posted in (delivered, or refused at the post).
+ */
+static void check_posted_as(const struct scenario *s, const struct wl_evidence *ev,
+			    const struct wl_evidence_parties *w, struct scn_cell *cell)
+{
+	char want[16], got[96];
+	unsigned int n;
+
+	if (!s->posted_as || !(cell->got == SCN_DELIVERED ||
+			       (cell->got == SCN_BLOCKED && !strncmp(cell->where, "post:", 5))))
+		return;
+	if (s->posted_as == SCN_POSTED_KERNEL)
+		snprintf(want, sizeof(want), "kernel");
+	else
+		snprintf(want, sizeof(want), "%u",
+			 (unsigned int)(s->posted_as == SCN_POSTED_OWNER ? s->owner.uid :
+					s->trigger.uid));
+	n = wl_evidence_posters(ev, w, wl_evidence_type_name(s->action->type), s->ev_subtype,
+				got, sizeof(got));
+	if (!n)
+		snprintf(cell->misattributed, sizeof(cell->misattributed),
+			 "no post record of the event names W; the row says it is posted as %s",
+			 want);
+	else if (strcmp(got, want))
+		snprintf(cell->misattributed, sizeof(cell->misattributed),
+			 "posted as t_uid=%s, the row says %s (t_uid=%s)", got,
+			 s->posted_as == SCN_POSTED_KERNEL ? "kernel" :
+			 s->posted_as == SCN_POSTED_OWNER ? "owner" : "trigger", want);
+}
+
 int scn_run_cell(const struct scenario *s, unsigned int variant, const char *profile,
 		 const char *model, struct wl_evidence *ev, struct scn_cell *cell)
 {
+	struct wl_evidence_parties w;
+
 	memset(cell, 0, sizeof(*cell));
 	cell->explained = true;
 	/* A bring-your-own-LSM boot has no expectations to judge against. */
 	cell->want = wl_byo_lsm() ? SCN_UNSET : scn_expected(s, profile, model, variant);
+	cell->want_where = cell->want == SCN_BLOCKED ?
+		scn_expected_where(s, profile, model, variant) : "";
 	if (cell->want == SCN_UNSET && !wl_byo_lsm()) {
 		wl_diag("%s: no expectation for %s/%s", s->name, profile, model);
 		return -1;
@@ -753,8 +833,9 @@ int scn_run_cell(const struct scenario *s, unsigned int variant, const char *pro
 		return -1;
 	cell->got = scn_run(s, variant, ev, &cell->watch_err);
 	wl_evidence_end(ev);
+	evidence_parties(s, &w);
 	if (cell->got == SCN_BLOCKED) {
-		cell->explained = wl_evidence_blocked(ev, s->observe == SCN_OBSERVE_WATCH ? "watch" : "read",
+		cell->explained = wl_evidence_blocked(ev, &w, s->observe == SCN_OBSERVE_WATCH ? "watch" : "read",
 						      cell->watch_err,
 						      wl_evidence_type_name(s->action->type),
 						      s->ev_subtype, cell->where,
@@ -762,5 +843,16 @@ int scn_run_cell(const struct scenario *s, unsigned int variant, const char *pro
 		if (strcmp(cell->where, "not-posted") == 0)
 			cell->got = SCN_NOT_POSTED;
 	}
+	if (ev->quiet) {
+		char who[96];
+
+		/* Without a consumer only refused posts are logged: count them all. */
+		cell->posts = wl_evidence_posters(ev, &w, wl_evidence_type_name(s->action->type),
+						  s->ev_subtype, who, sizeof(who));
+		if (cell->got != SCN_DELIVERED)
+			cell->posts = 0;
+		return 0;
+	}
+	check_posted_as(s, ev, &w, cell);
 	return 0;
 }

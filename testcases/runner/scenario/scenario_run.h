@@ -84,9 +84,12 @@ int scn_party_enter(const struct scn_party *p);
 /* One cell: what was expected, what was observed, and where a block stopped. */
 struct scn_cell {
 	enum scn_result want, got;	/* got SCN_UNSET: the scenario could not run */
+	const char *want_where;		/* the row's "STEP:WHO" for a blocked want, or "" */
 	char where[160];		/* a block's evidence (evidence.h) */
 	bool explained;			/* false: blocked, but no record says by whom */
 	int watch_err;			/* the errno that refused the watch, or 0 */
+	char misattributed[256];
+	unsigned int posts;		/* watchpol's post records of the event to W */	/* "posted-as": why the posts' t_uid is not the row's */
 };
 
 /*

@@ -277,7 +277,7 @@ static enum wl_result exec_cloexec_last_closer(void)
 	write_switch(initial ? "1" : "0");
 	unlink(EXEC_COPY);
 	if (off == 0)
-		explained = wl_evidence_blocked(&ev, "watch", 0, "mount", NOTIFY_MOUNT_UNMOUNT,
+		explained = wl_evidence_blocked(&ev, NULL, "watch", 0, "mount", NOTIFY_MOUNT_UNMOUNT,
 						where, sizeof(where));
 	fput_cell("fput-exec-cloexec-switch-on", "delivered", on, NULL);
 	fput_cell("fput-exec-cloexec-switch-off", "blocked", off,

@@ -5,7 +5,8 @@
  * the patched tree and packed as /bin/watch_queue_test.  It runs once, when
  * the suite is counted; each of its results becomes one test of this suite,
  * with the kselftest's diagnostics, so they reach the KTAP and JUnit like
- * the rest.  A kselftest SKIP passes with its reason as a diagnostic.
+ * the rest.  A kselftest SKIP is a KTAP SKIP (WL_SKIP), its reason a
+ * diagnostic: counted apart, never as a pass.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -172,7 +173,7 @@ static enum wl_result run(size_t i)
 	for (line = results[i].diag ? strtok_r(results[i].diag, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save))
 		wl_diag("%s", line[0] == '#' ? line + 1 + (line[1] == ' ') : line);
-	return results[i].ok ? WL_PASS : WL_FAIL;
+	return results[i].skip ? WL_SKIP : results[i].ok ? WL_PASS : WL_FAIL;
 }
 
 static const struct wl_dynamic ksft = { count, name, run };
