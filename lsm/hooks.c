@@ -5,13 +5,13 @@
  * W is the watch's creds (the task that set the watch), T the creds of
  * the task whose action triggered a notification (&init_cred for the
  * kernel, as watch_cred_is_kernel() decides in the core) and O the
- * watched object.  The model in
- * force for the watch type decides, and only denies when enforce is 1.
- * Set-watch decisions are evaluated under all four models (shadow
- * evaluation), counted and logged.  Posting is the hot path: a post is
- * evaluated only when the model in force checks posts, and counted and
- * logged with every model's verdict only while someone consumes the
- * decisions (watchpol/log open) or when it is denied; see
+ * watched object.  The model in force for the watch type decides, and
+ * only denies when enforce is 1.  Set-watch decisions are evaluated under
+ * all four models (shadow evaluation), counted and logged.  Posting is
+ * the hot path: the post hook is called only while the model in force
+ * checks posts or someone consumes the decisions (watchpol/log open), and
+ * a post is counted and logged with every model's verdict only while
+ * someone consumes them or when it is denied; see
  * watchpol_post_notification().
  */
 
