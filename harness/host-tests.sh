@@ -5,7 +5,7 @@
 #                every warning type left must be named in that patch's changelog
 #   lsm_style  - checkpatch --strict -f on the watchpol sources
 #   report     - the report parser's own tests (harness/test_report.py)
-#   scenarios  - testcases/scenarios/ parses (at least 60 scenarios) and
+#   scenarios  - testcases/scenarios/ parses (every "scenario" line of the files) and
 #                malformed scenario files fail with their file and line
 #   entry      - every make goal installs the packages before any rule runs
 #   runner     - every suite file of the in-guest runner registers a suite,
