@@ -244,11 +244,13 @@ STEPS ?= 2
 lab:
 	@$(MAKE) --no-print-directory -j$(STEPS) report-lab
 
-# make test always runs every suite: SUITES (from the environment or the
-# command line) is for iterating with make lab, and is cleared here.
+# make test always runs every suite and boots every boot again: SUITES
+# (from the environment or the command line) is for iterating with make
+# lab, and is cleared here; a replayed boot is an earlier run's result, so
+# the test command never takes one (FRESH=1).
 test:
 	@$(if $(SUITES),echo "watchlab: make test runs every suite; SUITES=$(SUITES) is ignored";)
-	@env -u SUITES $(MAKE) --no-print-directory -j$(STEPS) report-test SUITES=
+	@env -u SUITES $(MAKE) --no-print-directory -j$(STEPS) report-test SUITES= FRESH=1
 
 # make compare LSM_PATCHES=DIR LSM=NAME: the lab, with DIR's patches in the
 # kernel and NAME booted beside the profiles; the comparison comes last.
