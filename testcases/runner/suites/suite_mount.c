@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #define _LINUX_FCNTL_H
 #include <linux/watch_queue.h>
 
+#include "mount_counts.h"
 #include "vfs_util.h"
 #include "wl.h"
 
@@ -315,6 +317,97 @@ static enum wl_result move_events(void)
 	WL_EXPECT(expect_mnt(fd, "move to", &ev) == 0, "MOVE_TO");
 	WL_EXPECT(expect_nothing(fd, "move") == 0, "no further records");
 	wl_wq_close(fd);
+	return WL_PASS;
+}
+
+/*
+ * pivot_root() as two moves (kernel-patches 0026), in a mount namespace of
+ * the child's own: a tmpfs A (BASE/a) is made the root with chroot(), and
+ * a tmpfs N mounted on A/new becomes the new root, A going to N's old/.  A
+ * watch on A's root gets MOVE_FROM for N (in its subtree) and for A
+ * itself, then MOVE_TO for A (now under N); N's MOVE_TO happens where A no
+ * longer is.  Each mount's notification counter moves by two, so a
+ * watcher that lost the records still sees that both changed.  Without
+ * the patch pivot_root() posts and counts nothing.
+ */
+static int pivot_child(void *arg)
+{
+	struct wl_mount_counts ca0, cn0, ca1, cn1;
+	unsigned long long a_uniq, n_uniq;
+	unsigned int base_id, a_id, n_id;
+	int fd, bad = 0;
+
+	(void)arg;
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		wl_diag("unshare(CLONE_NEWNS) and make / private: %s", strerror(errno));
+		return 1;
+	}
+	if (wl_tmpfs(BASE "/a", NULL) || wl_tmpfs(BASE "/a/new", NULL) ||
+	    wl_mkdir(BASE "/a/new/old"))
+		return 1;
+	base_id = wl_mnt_id(BASE, false);
+	a_id = wl_mnt_id(BASE "/a", false);
+	n_id = wl_mnt_id(BASE "/a/new", false);
+	a_uniq = wl_mnt_id(BASE "/a", true);
+	n_uniq = wl_mnt_id(BASE "/a/new", true);
+	fd = wl_vfs_queue_open(16);
+	if (fd < 0 || !base_id || !a_id || !n_id || !a_uniq || !n_uniq)
+		return 1;
+	if (wl_watch_mount(AT_FDCWD, BASE "/a", 0, fd, 5)) {
+		wl_diag("watch_mount(a): %s", strerror(errno));
+		return 1;
+	}
+	if (wl_mount_counts(a_uniq, &ca0) || wl_mount_counts(n_uniq, &cn0)) {
+		wl_diag("statmount counters: %s", strerror(errno));
+		return 1;
+	}
+	if (chdir(BASE "/a") || chroot(".") || chdir("/")) {
+		wl_diag("chroot into a: %s", strerror(errno));
+		return 1;
+	}
+	if (syscall(SYS_pivot_root, "/new", "/new/old")) {
+		wl_diag("pivot_root(/new, /new/old): %s", strerror(errno));
+		return 1;
+	}
+
+	struct mnt_ev ev = {
+		.subtype = NOTIFY_MOUNT_MOVE_FROM, .watch_id = 5,
+		.flags = NOTIFY_MOUNT_IN_SUBTREE,
+		.triggered_on = a_id, .changed = n_id, .aux = a_id, .want_aux = true,
+	};
+	bad |= expect_mnt(fd, "pivot_root: the new root leaves a", &ev);
+	ev.flags = 0;
+	ev.noflags = NOTIFY_MOUNT_IN_SUBTREE;
+	ev.changed = a_id;
+	ev.aux = base_id;
+	bad |= expect_mnt(fd, "pivot_root: the old root leaves its place", &ev);
+	ev.subtype = NOTIFY_MOUNT_MOVE_TO;
+	ev.aux = n_id;
+	bad |= expect_mnt(fd, "pivot_root: the old root arrives under the new", &ev);
+	bad |= expect_nothing(fd, "pivot_root");
+
+	if (wl_mount_counts(a_uniq, &ca1) || wl_mount_counts(n_uniq, &cn1)) {
+		wl_diag("statmount counters after pivot_root: %s", strerror(errno));
+		return 1;
+	}
+	if (ca1.mnt_count - ca0.mnt_count != 2 || cn1.mnt_count - cn0.mnt_count != 2) {
+		wl_diag("pivot_root moved the counters of a by %llu and of the new root by %llu, want 2 and 2",
+			(unsigned long long)(ca1.mnt_count - ca0.mnt_count),
+			(unsigned long long)(cn1.mnt_count - cn0.mnt_count));
+		bad = 1;
+	}
+	wl_wq_close(fd);
+	return bad != 0;
+}
+
+static enum wl_result pivot_root_moves(void)
+{
+	pid_t pid = wl_spawn(pivot_child, NULL);
+
+	WL_EXPECT(pid > 0, "fork");
+	WL_EXPECT(wl_reap(pid, "the pivot_root child") == 0,
+		  "pivot_root's records or counters (above)");
 	return WL_PASS;
 }
 
@@ -643,6 +736,7 @@ static const struct wl_test tests[] = {
 	{ "setattr_events", setattr_events },
 	{ "remount_records", remount_records },
 	{ "move_events", move_events },
+	{ "pivot_root_moves", pivot_root_moves },
 	{ "expiry_event", expiry_event },
 	{ "subtree_selection", subtree_selection },
 	{ "subtype_filter", subtype_filter },
