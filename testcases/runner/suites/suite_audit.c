@@ -13,13 +13,16 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <keyutils.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "evidence.h"
+#include "fdpass.h"
 #include "scenario_run.h"
 #include "vfs_util.h"
 #include "watchpol_util.h"
@@ -62,22 +65,43 @@ static bool has_record(const struct wl_evidence *ev, const char *const *want, si
  * key-update-other-uid under strict: uid 1001 updates its key, uid 1000's
  * watch is refused the record.
  */
-static enum wl_result audit_records_changes_and_denials(void)
+/*
+ * key-update-other-uid, the row the suite runs, from the scenario files:
+ * the scenario (its first variant in *variant) or NULL, diagnosed.
+ */
+static const struct scenario *key_update_other_uid(struct scn_set *set, unsigned int *variant)
 {
 	static const char path[] = "/etc/watchlab/scenarios/keys.scn";
-	static struct wl_evidence ev;
-	const struct scenario *s = NULL;
-	struct scn_set set = { 0 };
 	unsigned int v[4];
 	char err[256];
+
+	if (scn_parse_file(set, path, err, sizeof(err))) {
+		wl_diag("%s", err);
+		return NULL;
+	}
+	for (size_t i = 0; i < set->n; i++) {
+		if (strcmp(set->v[i].name, "key-update-other-uid"))
+			continue;
+		if (scn_variant_list(&set->v[i], v, 4) <= 0)
+			break;
+		*variant = v[0];
+		return &set->v[i];
+	}
+	wl_diag("%s has no scenario key-update-other-uid with a variant", path);
+	return NULL;
+}
+
+static enum wl_result audit_records_changes_and_denials(void)
+{
+	static struct wl_evidence ev;
+	const struct scenario *s;
+	struct scn_set set = { 0 };
+	unsigned int v;
 	int watch_err = 0, r;
 	enum scn_result got;
 
-	WL_EXPECT(!scn_parse_file(&set, path, err, sizeof(err)), "%s", err);
-	for (size_t i = 0; i < set.n; i++)
-		if (!strcmp(set.v[i].name, "key-update-other-uid"))
-			s = &set.v[i];
-	WL_EXPECT(s, "%s has no scenario key-update-other-uid", path);
+	s = key_update_other_uid(&set, &v);
+	WL_EXPECT(s, "no scenario to run");
 	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
 	WL_EXPECT(wl_evidence_begin(&ev) == 0 && ev.audit >= 0,
 		  "no audit window: is CONFIG_AUDIT on?");
@@ -87,8 +111,7 @@ static enum wl_result audit_records_changes_and_denials(void)
 	WL_EXPECT(r == 0, "load strict: %s", strerror(-r));
 	r = wp_write_policy_str("default nosuchmodel\n");
 	WL_EXPECT(r == -EINVAL, "a bad policy loaded (%s)", strerror(-r));
-	WL_EXPECT(scn_variant_list(s, v, 4) > 0, "key-update-other-uid has no variant");
-	got = scn_run(s, v[0], &ev, &watch_err);
+	got = scn_run(s, v, &ev, &watch_err);
 	wl_evidence_end(&ev);
 	scn_set_free(&set);
 	WL_EXPECT(wp_restore_policy(), "could not restore the policy");
@@ -101,6 +124,40 @@ static enum wl_result audit_records_changes_and_denials(void)
 	EXPECT_RECORD(&ev, "lsm=watchpol", "hook=post_notification", "type=key",
 		      "w_uid=1000", "t_uid=1001", "model=strict", "verdict=deny",
 		      "result=deny");
+	return WL_PASS;
+}
+
+/*
+ * A denial watchpol does not enforce is audited all the same (lsm/README.md:
+ * an AVC record "enforced or not", result=allow): under strict with
+ * enforce 0, key-update-other-uid's record reaches uid 1000 and its post
+ * leaves a record saying what strict would have refused.
+ */
+static enum wl_result audit_records_permissive_denials(void)
+{
+	static struct wl_evidence ev;
+	const struct scenario *s;
+	struct scn_set set = { 0 };
+	unsigned int v;
+	int watch_err = 0, r;
+	enum scn_result got;
+
+	s = key_update_other_uid(&set, &v);
+	WL_EXPECT(s, "no scenario to run");
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	r = wp_write_policy_str("default strict\nenforce 0\n");
+	WL_EXPECT(r == 0, "load strict, enforce 0: %s", strerror(-r));
+	WL_EXPECT(wl_evidence_begin(&ev) == 0 && ev.audit >= 0,
+		  "no audit window: is CONFIG_AUDIT on?");
+	got = scn_run(s, v, &ev, &watch_err);
+	wl_evidence_end(&ev);
+	scn_set_free(&set);
+	WL_EXPECT(wp_restore_policy(), "could not restore the policy");
+	WL_EXPECT(got == SCN_DELIVERED, "key-update-other-uid under strict, enforce 0: %s",
+		  scn_result_name(got));
+	EXPECT_RECORD(&ev, "lsm=watchpol", "hook=post_notification", "type=key",
+		      "w_uid=1000", "t_uid=1001", "model=strict", "verdict=deny",
+		      "result=allow", "enforce=0");
 	return WL_PASS;
 }
 
@@ -189,6 +246,92 @@ static enum wl_result audit_denials_limited_per_subject(void)
 	return WL_PASS;
 }
 
+#define POST_WATCH_ID 7
+
+struct key_pass {
+	key_serial_t key;
+	int sock;
+	int n;
+};
+
+/* As the watcher: a queue with a watch on the key, sent to the runner. */
+static int watch_key_and_send(void *arg)
+{
+	const struct key_pass *p = arg;
+	int q = wl_queue_open(WL_TRANSPORT_PIPE, 16);
+
+	if (q < 0 || keyctl_watch_key(p->key, q, POST_WATCH_ID))
+		return 1;
+	return wl_send_fd(p->sock, q) ? 2 : 0;
+}
+
+/* As a triggerer: update the key n times; the updates that failed. */
+static int update_key(void *arg)
+{
+	const struct key_pass *p = arg;
+	int bad = 0;
+
+	for (int i = 0; i < p->n; i++)
+		bad += keyctl_update(p->key, "x", 1) != 0;
+	return bad;
+}
+
+/*
+ * The subject of a refused post is its triggerer (review M2): under
+ * strict, uid 1003's 40 updates of a key uid 1000 watches are refused and
+ * use up uid 1003's burst, and uid 1002's one refused update still leaves
+ * its record.  A budget kept per watcher (1000, the same for both) lost it.
+ * (1003 and 1002 hash to buckets of their own, which the earlier tests
+ * leave untouched.)
+ */
+static enum wl_result audit_post_denials_limited_per_triggerer(void)
+{
+	static const char *const flood[] = { "lsm=watchpol", "hook=post_notification",
+					     "w_uid=1000 ", "t_uid=1003 ", "verdict=deny" };
+	static const char *const mine[] = { "lsm=watchpol", "hook=post_notification",
+					    "w_uid=1000 ", "t_uid=1002 ", "verdict=deny" };
+	struct wl_creds w = wl_user(1000), t1 = wl_user(1003), t2 = wl_user(1002);
+	static struct wl_evidence ev;
+	struct key_pass p;
+	int sv[2], q, a, b, r;
+	unsigned int n;
+
+	p.key = add_key("user", "wl-audit-post", "x", 1, KEY_SPEC_PROCESS_KEYRING);
+	WL_EXPECT(p.key > 0, "add_key: %s", strerror(errno));
+	WL_EXPECT(keyctl_setperm(p.key, KEY_POS_ALL | KEY_USR_ALL | KEY_OTH_ALL) == 0,
+		  "keyctl_setperm: %s", strerror(errno));
+	WL_EXPECT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0,
+		  "socketpair: %s", strerror(errno));
+	p.sock = sv[1];
+	r = wl_run_as(&w, watch_key_and_send, &p);
+	q = r == 0 ? wl_recv_fd(sv[0]) : -1;
+	close(sv[0]);
+	close(sv[1]);
+	WL_EXPECT(q >= 0, "uid 1000 could not watch the key (%d)", r);
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	r = wp_write_policy_str("default none\nmodel key strict\n");
+	WL_EXPECT(r == 0, "load the strict model for keys: %s", strerror(-r));
+	WL_EXPECT(wl_evidence_begin(&ev) == 0 && ev.audit >= 0,
+		  "no audit window: is CONFIG_AUDIT on?");
+	p.n = 40;
+	a = wl_run_as(&t1, update_key, &p);
+	p.n = 1;
+	b = wl_run_as(&t2, update_key, &p);
+	wl_evidence_take(&ev);
+	wl_evidence_end(&ev);
+	wl_wq_close(q);
+	keyctl_invalidate(p.key);
+	WL_EXPECT(wp_restore_policy(), "could not restore the policy");
+	WL_EXPECT(a == 0 && b == 0, "the updates failed (%d, %d)", a, b);
+	n = count_records(&ev, flood, WL_ARRAY_SIZE(flood));
+	WL_EXPECT(n >= 1 && n <= 10, "uid 1003's 40 refused posts left %u records, want 1 to 10",
+		  n);
+	WL_EXPECT(count_records(&ev, mine, WL_ARRAY_SIZE(mine)) == 1,
+		  "uid 1002's refused post has no audit record after uid 1003's burst; the window had:\n%s",
+		  ev.audit_text);
+	return WL_PASS;
+}
+
 /*
  * Policy loads and rejections are never rate-limited (review M3): 24
  * loads in a burst, a rejection and a 25th load each leave a record.
@@ -228,7 +371,9 @@ static enum wl_result audit_loads_never_limited(void)
 
 static const struct wl_test tests[] = {
 	{ "audit_records_changes_and_denials", audit_records_changes_and_denials },
+	{ "audit_records_permissive_denials", audit_records_permissive_denials },
 	{ "audit_denials_limited_per_subject", audit_denials_limited_per_subject },
+	{ "audit_post_denials_limited_per_triggerer", audit_post_denials_limited_per_triggerer },
 	{ "audit_loads_never_limited", audit_loads_never_limited },
 };
 

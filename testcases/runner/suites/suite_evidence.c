@@ -136,10 +136,26 @@ static enum wl_result audit_denial_of_another_party(void)
 	return WL_PASS;
 }
 
+/*
+ * SELinux has no post hook: an AVC denial naming W, in the window of a
+ * post watchpol allowed, did not refuse that post (it is some read or
+ * watch of W's), and the cell stays unexplained rather than post:selinux.
+ */
+static enum wl_result selinux_denial_is_no_post_refusal(void)
+{
+	window(REC("post_notification", "key", "1", "1000", "wlW", "1001", "allow"),
+	       "avc:  denied  { view } for  pid=9 comm=\"wlrun\" scontext=wlW "
+	       "tcontext=wlO tclass=key permissive=0\n");
+	WANT(where(0, "key", 1), byo("post:", "!unexplained: 1 post(s) of key/1 allowed by "
+				    "every LSM, none delivered"));
+	return WL_PASS;
+}
+
 static const struct wl_test tests[] = {
 	{ "post_record_of_another_watch", post_record_of_another_watch },
 	{ "watch_kernel_needs_no_record", watch_kernel_needs_no_record },
 	{ "audit_denial_of_another_party", audit_denial_of_another_party },
+	{ "selinux_denial_is_no_post_refusal", selinux_denial_is_no_post_refusal },
 };
 
 WL_SUITE(suite_evidence, tests);
