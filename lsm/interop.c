@@ -52,40 +52,53 @@ int watchpol_lsm_canon_secid(u32 secid, u32 *canon)
 }
 
 /**
- * watchpol_lsm_capable_follows_policy() - may capable answers be kept?
+ * watchpol_lsm_id_capable_follows_policy() - may one LSM's answers be kept?
+ * @id: an LSM_ID_* of uapi/linux/lsm.h
  *
- * True when every active LSM's capable hook answers the same until an
+ * True for an LSM whose capable hook answers the same until an
  * LSM_POLICY_CHANGE notification (SELinux), or always (commoncap, which
- * reads the cred), or when it has none (the others listed, as of 6.12).
+ * reads the cred), or that has none (the others listed, as of 6.12).
  * AppArmor profile replacement, SafeSetID policy writes, BPF programs and
  * any LSM not listed here change answers without that notification.
+ *
+ * Return: true if a capable answer of @id may be kept until the next LSM
+ * policy change.
+ */
+bool watchpol_lsm_id_capable_follows_policy(u64 id)
+{
+	switch (id) {
+	case LSM_ID_CAPABILITY:
+	case LSM_ID_SELINUX:
+	case LSM_ID_SMACK:
+	case LSM_ID_TOMOYO:
+	case LSM_ID_YAMA:
+	case LSM_ID_LOADPIN:
+	case LSM_ID_LOCKDOWN:
+	case LSM_ID_LANDLOCK:
+	case LSM_ID_IMA:
+	case LSM_ID_EVM:
+	case LSM_ID_IPE:
+	case LSM_ID_WATCHPOL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * watchpol_lsm_capable_follows_policy() - may capable answers be kept?
+ *
  * Call once every LSM is up.
  *
- * Return: true if a CAP_KILL answer may be kept until the next LSM policy
- * change.
+ * Return: true if every active LSM's capable answers may be kept until
+ * the next LSM policy change (watchpol_lsm_id_capable_follows_policy()).
  */
 bool watchpol_lsm_capable_follows_policy(void)
 {
 	u32 i;
 
-	for (i = 0; i < lsm_active_cnt; i++) {
-		switch (lsm_idlist[i]->id) {
-		case LSM_ID_CAPABILITY:
-		case LSM_ID_SELINUX:
-		case LSM_ID_SMACK:
-		case LSM_ID_TOMOYO:
-		case LSM_ID_YAMA:
-		case LSM_ID_LOADPIN:
-		case LSM_ID_LOCKDOWN:
-		case LSM_ID_LANDLOCK:
-		case LSM_ID_IMA:
-		case LSM_ID_EVM:
-		case LSM_ID_IPE:
-		case LSM_ID_WATCHPOL:
-			break;
-		default:
+	for (i = 0; i < lsm_active_cnt; i++)
+		if (!watchpol_lsm_id_capable_follows_policy(lsm_idlist[i]->id))
 			return false;
-		}
-	}
 	return true;
 }

@@ -26,6 +26,7 @@
 
 bool watchpol_lsm_aliases_secids(void);
 int watchpol_lsm_canon_secid(u32 secid, u32 *canon);
+bool watchpol_lsm_id_capable_follows_policy(u64 id);
 bool watchpol_lsm_capable_follows_policy(void);
 
 #endif /* _SECURITY_WATCHPOL_INTEROP_H */

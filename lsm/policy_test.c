@@ -12,9 +12,11 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <uapi/linux/lsm.h>
 #include <uapi/linux/watch_queue.h>
 
 #include "eval.h"
+#include "interop.h"
 #include "load.h"
 #include "log.h"
 #include "policy.h"
@@ -1076,6 +1078,49 @@ static void watchpol_test_boot_policy(struct kunit *test)
 	watchpol_policy_free(p);
 }
 
+/*
+ * Which LSMs' capable answers watchpol may cache (interop.c): every LSM ID
+ * of 6.12's uapi/linux/lsm.h, each with the fact it was checked against.
+ * An LSM wrongly trusted lets a CAP_KILL its policy revoked stay cached in
+ * a triggerer's cred; one wrongly distrusted only costs the cache.
+ */
+static const struct {
+	u64 id;
+	bool follows;
+} lsm_capable_cases[] = {
+	{ LSM_ID_CAPABILITY, true },	/* reads the cred */
+	{ LSM_ID_SELINUX, true },	/* changes with a policy load */
+	{ LSM_ID_SMACK, true },		/* no capable hook */
+	{ LSM_ID_TOMOYO, true },	/* no capable hook */
+	{ LSM_ID_APPARMOR, false },	/* profile replacement, no notifier */
+	{ LSM_ID_YAMA, true },
+	{ LSM_ID_LOADPIN, true },
+	{ LSM_ID_SAFESETID, false },	/* policy writes, no notifier */
+	{ LSM_ID_LOCKDOWN, true },
+	{ LSM_ID_BPF, false },		/* programs attach at will */
+	{ LSM_ID_LANDLOCK, true },
+	{ LSM_ID_IMA, true },
+	{ LSM_ID_EVM, true },
+	{ LSM_ID_IPE, true },
+	{ LSM_ID_WATCHPOL, true },
+	{ LSM_ID_UNDEF, false },
+	{ 999, false },			/* an LSM of a later kernel */
+};
+
+static void watchpol_test_capable_trust(struct kunit *test)
+{
+	size_t i;
+	u64 id;
+
+	for (i = 0; i < ARRAY_SIZE(lsm_capable_cases); i++) {
+		id = lsm_capable_cases[i].id;
+		KUNIT_EXPECT_EQ_MSG(test,
+				    watchpol_lsm_id_capable_follows_policy(id),
+				    lsm_capable_cases[i].follows, "LSM ID %llu",
+				    id);
+	}
+}
+
 static struct kunit_case watchpol_test_cases[] = {
 	KUNIT_CASE_PARAM(watchpol_test_parse_valid, parse_valid_gen_params),
 	KUNIT_CASE_PARAM(watchpol_test_parse_invalid,
@@ -1099,6 +1144,7 @@ static struct kunit_case watchpol_test_cases[] = {
 	KUNIT_CASE(watchpol_test_load_states),
 	KUNIT_CASE(watchpol_test_load_after_end),
 	KUNIT_CASE(watchpol_test_boot_policy),
+	KUNIT_CASE(watchpol_test_capable_trust),
 	{}
 };
 
