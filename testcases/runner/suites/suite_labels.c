@@ -21,6 +21,9 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+/* glibc's <fcntl.h> already defines what <linux/fcntl.h> would redefine. */
+#define _LINUX_FCNTL_H
+#include <linux/watch_queue.h>
 
 #include <selinux/selinux.h>
 
@@ -689,6 +692,7 @@ static const char *const native_call_name[] = { "watch_mount", "watch_sb", "watc
 struct native_case {
 	enum native_call call;
 	int want;
+	const char *path;	/* what names the mount or sb: NATIVE_DIR */
 };
 
 /* Child, as one party: open a queue, set the watch; 0 if it got want. */
@@ -701,26 +705,32 @@ static int set_native_watch(void *arg)
 	if (fd < 0)
 		return 1;
 	if (c->call == CALL_MOUNT)
-		r = wl_watch_mount(AT_FDCWD, NATIVE_DIR, 0, fd, 1);
+		r = wl_watch_mount(AT_FDCWD, c->path, 0, fd, 1);
 	else if (c->call == CALL_SB)
-		r = wl_watch_sb(AT_FDCWD, NATIVE_DIR, 0, fd, 1);
+		r = wl_watch_sb(AT_FDCWD, c->path, 0, fd, 1);
 	else
 		r = wl_watch_devices(fd, 1, 0);
 	return wl_want_errno(native_call_name[c->call], r, c->want) ? 1 : 0;
 }
 
-/* W, T and B set the watch in turn; want[i] is process_labels[i]'s result. */
-static enum wl_result by_party(enum native_call call, const int want[3])
+/*
+ * W, T and B set the watch on what path names in turn, under the watchpol
+ * model (with the profile's label rules); want[i] is process_labels[i]'s
+ * result.
+ */
+static enum wl_result parties_watch(const char *model, enum native_call call,
+				    const char *path, const int want[3])
 {
 	int bad = 0;
 
 	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
-	WL_EXPECT(wp_write_policy_str("default none\n") == 0, "load model none");
+	WL_EXPECT(wl_load_model(model) == 0, "load model %s", model);
 	for (size_t i = 0; i < WL_ARRAY_SIZE(process_labels); i++) {
-		struct native_case c = { call, want[i] };
+		struct native_case c = { call, want[i], path };
 
 		if (run_labelled(process_labels[i], set_native_watch, &c)) {
-			wl_diag("%s by %s: want %s", native_call_name[call], process_labels[i],
+			wl_diag("%s of %s by %s under model %s: want %s", native_call_name[call],
+				path, process_labels[i], model,
 				want[i] ? strerror(want[i]) : "success");
 			bad = 1;
 		}
@@ -728,6 +738,12 @@ static enum wl_result by_party(enum native_call call, const int want[3])
 	WL_EXPECT(wp_restore_policy(), "restore the policy");
 	WL_EXPECT(!bad, "a party got what the policy does not give it (above)");
 	return WL_PASS;
+}
+
+/* The major LSM alone (watchpol at none) on the suite's fixture. */
+static enum wl_result by_party(enum native_call call, const int want[3])
+{
+	return parties_watch("none", call, NATIVE_DIR, want);
 }
 
 /* The suites' fixture: a tmpfs at NATIVE_DIR, mode 1777, its root labelled. */
@@ -765,6 +781,83 @@ static const int w_t_not_b[3] = { 0, 0, EACCES };
 static const int only_w[3] = { 0, EACCES, EACCES };
 static const int everyone[3] = { 0, 0, 0 };
 
+/*
+ * watch_sb names a superblock through any directory of it, and is judged
+ * on the superblock's root (SELinux file:watch_sb on s_root, Smack read of
+ * the root, watchpol's label part on the root's label), never on the
+ * directory that named it: a party must not watch a filesystem by naming
+ * it through a directory it may watch.  The fixture: a tmpfs at SBDIR_FS
+ * whose root is O, with a directory SBDIR labelled as a party may watch.
+ */
+#define SBDIR_FS "/tmp/wl-sbdir"
+#define SBDIR SBDIR_FS "/open"
+
+/* Mount SBDIR_FS with opts (a root label of O) and label SBDIR value. */
+static int sbdir_mount(const char *opts, const char *xattr, const char *value)
+{
+	umount2(SBDIR_FS, MNT_DETACH);
+	if (wl_mkdir(SBDIR_FS) || mount("wlsbdir", SBDIR_FS, "tmpfs", 0, opts)) {
+		wl_diag("mount tmpfs on %s (%s): %s", SBDIR_FS, opts, strerror(errno));
+		return -1;
+	}
+	if (mkdir(SBDIR, 0777) || chmod(SBDIR, 0777) ||
+	    setxattr(SBDIR, xattr, value, strlen(value), 0)) {
+		wl_diag("make %s with %s=%s: %s", SBDIR, xattr, value, strerror(errno));
+		umount2(SBDIR_FS, MNT_DETACH);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * SELinux: the root is O (rootcontext=, so that a file in it can carry
+ * another type), SBDIR the lab's other files' type (that of /tmp), on
+ * which B has watch_sb and watchpol no rule for W.  SELinux must refuse B
+ * as for the root (suite_native_selinux's watch_sb_by_party); watchpol,
+ * at model watcher, must let W watch through SBDIR as through the root.
+ */
+static enum wl_result selinux_watch_sb_judges_root(void)
+{
+	char o[160], other[160], opts[256];
+	ssize_t n;
+	enum wl_result r;
+
+	WL_EXPECT(wl_label_lookup("object", o, sizeof(o)) == 0, "look up object");
+	n = getxattr("/tmp", "security.selinux", other, sizeof(other) - 1);
+	WL_EXPECT(n > 0, "the label of /tmp: %s", strerror(errno));
+	other[n] = 0;
+	WL_EXPECT(strcmp(other, o), "/tmp is labelled %s, as O is: no other label to name", o);
+	snprintf(opts, sizeof(opts), "mode=1777,rootcontext=\"%s\"", o);
+	WL_EXPECT(sbdir_mount(opts, "security.selinux", other) == 0, "the fixture");
+	r = parties_watch("none", CALL_SB, SBDIR, w_t_not_b);
+	if (r == WL_PASS)
+		r = parties_watch("watcher", CALL_SB, SBDIR, only_w);
+	umount2(SBDIR_FS, MNT_DETACH);
+	return r;
+}
+
+/*
+ * Smack: the root is O, SBDIR carries T's own label.  Smack lets W and T
+ * read O, not B; watchpol at model watcher has a watch rule from W to O
+ * only, and lets any label watch what carries its own: judged on SBDIR, T
+ * would pass.
+ */
+static enum wl_result smack_watch_sb_judges_root(void)
+{
+	char o[64], t[64], opts[256];
+	enum wl_result r;
+
+	WL_EXPECT(wl_label_lookup("object", o, sizeof(o)) == 0, "look up object");
+	WL_EXPECT(wl_label_lookup("triggerer", t, sizeof(t)) == 0, "look up triggerer");
+	snprintf(opts, sizeof(opts), "mode=1777,smackfsroot=%s", o);
+	WL_EXPECT(sbdir_mount(opts, "security.SMACK64", t) == 0, "the fixture");
+	r = parties_watch("none", CALL_SB, SBDIR, w_t_not_b);
+	if (r == WL_PASS)
+		r = parties_watch("watcher", CALL_SB, SBDIR, only_w);
+	umount2(SBDIR_FS, MNT_DETACH);
+	return r;
+}
+
 static enum wl_result selinux_watch_mount_by_party(void)
 {
 	return by_party(CALL_MOUNT, w_t_not_b);
@@ -783,6 +876,7 @@ static enum wl_result selinux_watch_devices_by_party(void)
 static const struct wl_test native_selinux_tests[] = {
 	{ "watch_mount_by_party", selinux_watch_mount_by_party },
 	{ "watch_sb_by_party", selinux_watch_sb_by_party },
+	{ "watch_sb_judges_root", selinux_watch_sb_judges_root },
 	{ "watch_devices_by_party", selinux_watch_devices_by_party },
 };
 
@@ -820,9 +914,96 @@ static enum wl_result smack_watch_devices_by_party(void)
 	return by_party(CALL_DEVICES, everyone);
 }
 
+/*
+ * Smack's post_notification judges the task that set the watch (kernel-
+ * patches 0015), not the queue's creator: a child opens the queue as B,
+ * becomes W and sets the watch; T, who may write to W (wlT wlW w) and not
+ * to B, updates the key.  The record must arrive.
+ */
+struct relabelled_queue {
+	int ready[2];		/* child -> runner: the watch is set */
+	int go[2];		/* runner closes its end: T has acted */
+	key_serial_t key;
+};
+
+#define RELABELLED_WATCH_ID 7
+
+/* Child of the runner (root): the queue as B, the watch as W. */
+static int watch_from_bystander_queue(void *arg)
+{
+	struct relabelled_queue *r = arg;
+	struct wl_creds c = wl_user(LABEL_UID);
+	struct wl_record rec;
+	char ch = 0;
+	int q;
+
+	close(r->ready[0]);
+	close(r->go[1]);
+	if (wl_label_enter("bystander"))
+		return WL_EXIT_NO_CREDS;
+	q = wl_wq_open(16);
+	if (q < 0 || wl_label_enter("watcher") || wl_drop_creds(&c))
+		return WL_EXIT_NO_CREDS;
+	if (keyctl(KEYCTL_WATCH_KEY, r->key, q, RELABELLED_WATCH_ID)) {
+		wl_diag("watcher: KEYCTL_WATCH_KEY: %s", strerror(errno));
+		return 1;
+	}
+	if (write(r->ready[1], &ch, 1) != 1 || read(r->go[0], &ch, 1) < 0)
+		return 1;
+	if (wl_wq_expect(q, WATCH_TYPE_KEY_NOTIFY, NOTIFY_KEY_UPDATED, &rec,
+			 WL_EVENT_TIMEOUT_MS) != 1) {
+		wl_diag("watcher: T's update did not arrive: judged against the queue's creator (B)?");
+		return 1;
+	}
+	if (rec.watch_id != RELABELLED_WATCH_ID) {
+		wl_diag("watcher: the update came with watch id %u, want %u", rec.watch_id,
+			RELABELLED_WATCH_ID);
+		return 1;
+	}
+	return 0;
+}
+
+/* Child, as T: update the key. */
+static int update_key(void *arg)
+{
+	return wl_want_errno("keyctl_update", keyctl_update(*(key_serial_t *)arg, "u", 1), 0) != 0;
+}
+
+static enum wl_result smack_post_judges_setter(void)
+{
+	struct relabelled_queue r;
+	int got = -1, acted = -1;
+	pid_t pid;
+	char ch;
+
+	r.key = add_key("user", "wl-setter", "x", 1, KEY_SPEC_PROCESS_KEYRING);
+	WL_EXPECT(r.key >= 0 && keyctl_setperm(r.key, 0x3f3f3f3f) == 0, "a key for everyone: %s",
+		  strerror(errno));
+	WL_EXPECT(pipe2(r.ready, O_CLOEXEC) == 0 && pipe2(r.go, O_CLOEXEC) == 0, "pipe2: %s",
+		  strerror(errno));
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	WL_EXPECT(wp_write_policy_str("default none\n") == 0, "load model none");
+	pid = wl_spawn(watch_from_bystander_queue, &r);
+	close(r.ready[1]);
+	close(r.go[0]);
+	if (pid >= 0 && read(r.ready[0], &ch, 1) == 1)
+		acted = run_labelled("triggerer", update_key, &r.key);
+	close(r.go[1]);
+	close(r.ready[0]);
+	if (pid >= 0)
+		got = wl_reap(pid, "watcher");
+	keyctl_unlink(r.key, KEY_SPEC_PROCESS_KEYRING);
+	WL_EXPECT(wp_restore_policy(), "restore the policy");
+	WL_EXPECT(acted == 0, "T could not update the key (exit status %d)", acted);
+	WL_EXPECT(got == 0, "the watcher did not get T's update (exit status %d)", got);
+	return WL_PASS;
+}
+
 static const struct wl_test native_smack_tests[] = {
 	{ "watch_mount_by_party", smack_watch_mount_by_party },
 	{ "watch_sb_by_party", smack_watch_sb_by_party },
+	{ "watch_sb_judges_root", smack_watch_sb_judges_root },
+	{ "post_judges_setter", smack_post_judges_setter },
 	{ "watch_devices_by_party", smack_watch_devices_by_party },
 };
 
