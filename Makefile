@@ -85,7 +85,7 @@ LOADER_LIBS := -lselinux -lsepol -lpcre2-8
 SEPOLICY := $(B)/selinux/policy.bin
 
 .PHONY: help lab test compare deps tree FORCE kernel kernel-debug guest boot-lab boot-test \
-	host-tests report-lab report-test results-dir shell shell-tty matrix clean distclean
+	host-tests mutant-check mutants report-lab report-test results-dir shell shell-tty matrix clean distclean
 
 help:
 	@echo "watchlab targets:"
@@ -103,6 +103,9 @@ help:
 	@echo "                  Kconfig fragment DIR/config) go into the lab kernel, NAME boots after"
 	@echo "                  watchpol and runs every scenario; prints which column it behaves like"
 	@echo "  make matrix     copy results/latest/matrix.md into SECURITY.md"
+	@echo "  make mutants    build and boot the lab once per mutant of testcases/mutants/ (a"
+	@echo "                  deliberately broken kernel, LSM or lab) and print the mutation"
+	@echo "                  score: how many make test's checks catch (not part of make test)"
 	@echo "  make series-check"
 	@echo "                  git am the patch series onto pristine 6.12, build it patch by patch"
 	@echo "                  and run checkpatch --strict on every patch (not part of make test)"
@@ -233,8 +236,19 @@ report = rc=0; harness/report.py $(R) $(1) >$(R)/summary.txt || rc=$$?; \
 report-lab: boot-lab
 	@$(call report,$(LAB_BOOTS))
 
-report-test: boot-test host-tests
-	@$(call report,$(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 host:host:ktap \
+# One cheap mutant of testcases/mutants/ (make mutants runs them all):
+# make test checks that its own checks still kill it, so the mutant
+# machinery cannot rot unseen.  About 40 s: a copy of the lab kernel's
+# objects rebuilt from ccache, the mutant's few objects, a short boot.
+MUTANT_CHECK := 99-lsm-statement-after-end
+
+mutant-check: kernel guest | results-dir
+	@echo "watchlab: checking that make test still kills mutant $(MUTANT_CHECK)"
+	@MUTANT_RESULTS=$(R)/mutants MUTANT_JOBS=1 MUTANT_RESCOPE=0 harness/mutants.sh --ktap $(R)/mutants.ktap \
+		$(MUTANT_CHECK) >$(R)/mutants.log
+
+report-test: boot-test host-tests mutant-check
+	@$(call report,$(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 host:host:ktap mutants:mutants:ktap \
 		$(TOP)/SECURITY.md:security:doc)
 
 # Two steps at a time: the guest, the SELinux policy and the host suites
@@ -281,6 +295,11 @@ matrix:
 .PHONY: bench
 bench: kernel guest
 	@harness/bench.sh $(LAB_OBJ)
+
+# Not part of make test: every mutant of testcases/mutants/, each in a
+# lab of its own, and the mutation score (harness/mutants.sh).
+mutants: kernel guest
+	@harness/mutants.sh
 
 # Not part of make test: git am of the series onto pristine 6.12, each
 # patch built on the ones before it, checkpatch --strict on every patch

@@ -1,0 +1,401 @@
+#!/bin/bash
+# make mutants: run the lab once per mutant of testcases/mutants/ and record
+# whether its checks went red, and which did (testcases/mutants/README.md).
+#
+# usage: mutants.sh [--ktap FILE] [MUTANT...]   (default: every mutant)
+#
+# Each of MUTANT_JOBS workers (default: one per core) owns a slot,
+# build/mutants/slot-N: a copy of build/ (the patched tree hard-linked, the
+# lab kernel's objects, the guest) and of the repository's sources, built
+# once with the Makefile's own rules.
+#
+# Phase 1: every boot and suite list a mutant will run is first run without
+# any mutant (the baseline, results/mutants/baseline/): a check that fails
+# there cannot kill.  Phase 2: a mutant is applied in a slot, the lab
+# kernel and the initramfs are rebuilt (ccache: an lsm/ mutant recompiles a
+# handful of objects), the boots it names run (harness/run-profile.sh,
+# FRESH=1) and harness/report.py judges each as make test would; a mutant
+# of harness/ is also judged by harness/test_report.py.  The checks that
+# fail and passed in the baseline kill it.  The files it touched are then
+# restored from the originals, with a new mtime, so that kbuild compiles
+# them again (from ccache) for the next mutant.
+#
+# A mutant that survives a narrowed run (its Boots:/Suites:) is run again
+# with every boot and every suite before it counts as a survivor
+# (MUTANT_RESCOPE=0: not; make test's one-mutant check).  MUTANT_SCOPE=all
+# runs every mutant that way from the start.
+#
+# A verdict is stored per mutant in results/mutants/verdicts/, keyed by the
+# mutant and the tree; a second run skips a mutant whose key is unchanged,
+# and a baseline whose key is unchanged.  --ktap FILE: also write FILE, one
+# KTAP test per mutant, passing only if it was killed (make test's check
+# that the machinery still works; report.py counts it).
+set -eu -o pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+catalogue=$top/testcases/mutants
+out=${MUTANT_RESULTS:-$top/results/mutants}
+jobs=${MUTANT_JOBS:-$(nproc)}
+timeout=${MUTANT_BOOT_TIMEOUT:-900}
+rescope=${MUTANT_RESCOPE:-1}
+ktap=""
+if [ "${1:-}" = --ktap ]; then
+	ktap=$2
+	shift 2
+fi
+
+say() { echo "watchlab: mutants: $*"; }
+die() { echo "watchlab: mutants: $*" >&2; exit 1; }
+
+# header FILE FIELD: the value of "Field: value" before the diff.
+header() {
+	sed -n -e '/^--- /q' -e "s/^$2:[[:space:]]*//p" "$1" | head -1
+}
+
+# The files a mutant's diff changes, as -p1 paths.
+diff_paths() {
+	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$1"
+}
+
+# Where a mutant applies: the repository (lsm/, testcases/, harness/) or
+# the patched kernel tree; one or the other, never both.
+target_of() {
+	local p repo=0 kernel=0
+	for p in $(diff_paths "$1"); do
+		case $p in lsm/* | testcases/* | harness/*) repo=1 ;; *) kernel=1 ;; esac
+	done
+	if [ "$repo$kernel" = 10 ]; then echo src; elif [ "$repo$kernel" = 01 ]; then echo linux; fi
+}
+
+# suites_for MUTANT BOOT: the suites its Suites: line runs in BOOT (a
+# boot:suite word only there); empty: every suite.
+suites_for() {
+	local w list=""
+	for w in $(header "$1" Suites); do
+		case $w in
+		*:*) if [ "${w%%:*}" = "$2" ]; then list="$list ${w#*:}"; fi ;;
+		*) list="$list $w" ;;
+		esac
+	done
+	echo "${list# }"
+}
+
+# boots_for MUTANT: the boots it runs (its Boots: line, or every profile).
+boots_for() {
+	local b
+	b=$(header "$1" Boots)
+	if [ "${MUTANT_SCOPE:-}" = all ] || [ -z "$b$(header "$1" Suites)" ] || [ -z "$b" ]; then
+		echo "$profiles"
+	else
+		echo "$b"
+	fi
+}
+
+# scoped_suites MUTANT BOOT: suites_for, unless the mutant runs unscoped.
+scoped_suites() {
+	if [ "${MUTANT_SCOPE:-}" = all ]; then echo ""; else suites_for "$1" "$2"; fi
+}
+
+# What the lab is made of: a change to any of it invalidates every verdict.
+# The catalogue is left out; each mutant's own text is in its key.
+tree_key() {
+	{
+		cat "$build/linux.patches-key"
+		(cd "$top" && find Makefile kernel-patches lsm harness images policy examples \
+			testcases -path testcases/mutants -prune -o -type f -print0 |
+			sort -z | xargs -0 sha256sum)
+	} | sha256sum | cut -d' ' -f1
+}
+
+[ -d "$catalogue" ] || die "no catalogue at ${catalogue#"$top"/}"
+if [ ! -f "$build/kbuild-lab/vmlinux" ] || [ ! -f "$build/initramfs.cpio" ]; then
+	die "no lab kernel or initramfs in build/: run make lab or make test first"
+fi
+
+if [ $# -gt 0 ]; then
+	mutants=()
+	for m in "$@"; do
+		f=$catalogue/${m%.patch}.patch
+		[ -f "$f" ] || die "no mutant $m in ${catalogue#"$top"/}"
+		mutants+=("$f")
+	done
+else
+	mapfile -t mutants < <(find "$catalogue" -maxdepth 1 -name '*.patch' | sort)
+fi
+[ "${#mutants[@]}" -gt 0 ] || die "the catalogue has no mutant"
+
+# Every mutant is checked before any runs: its header, and its diff against
+# the files it names, fuzz 0.  One that no longer applies stops the run,
+# named: it must never count as killed.
+profiles=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/images/profiles" | cut -d' ' -f1)
+known_suites=$(grep -rhoE 'WL_[A-Z_]*\(suite_[a-z0-9_]+' "$top/testcases/runner/suites" |
+	sed 's/.*(//' | sort -u)
+bad=0
+complain() { echo "watchlab: mutants: $1: $2" >&2; bad=1; }
+for f in "${mutants[@]}"; do
+	n=$(basename "$f" .patch)
+	for field in Bug Layer Threat; do
+		[ -n "$(header "$f" "$field")" ] || complain "$n" "no $field: line"
+	done
+	case $(header "$f" Layer) in kernel | lsm | lab) ;; *) complain "$n" "Layer: must be kernel, lsm or lab" ;; esac
+	for p in $(header "$f" Boots); do
+		grep -qx "$p" <<<"$profiles" || complain "$n" "Boots: names $p, which images/profiles lacks"
+	done
+	for w in $(header "$f" Suites); do
+		grep -qx "${w#*:}" <<<"$known_suites" || complain "$n" "Suites: names ${w#*:}, which testcases/runner/suites lacks"
+		case $w in *:*) grep -qx "${w%%:*}" <<<"$profiles" || complain "$n" "Suites: names boot ${w%%:*}, which images/profiles lacks" ;; esac
+	done
+	case $(target_of "$f") in
+	src) dir=$top ;;
+	linux) dir=$build/linux ;;
+	*) complain "$n" "its diff must change either repository files (lsm/, testcases/, harness/) or kernel files, not both or none"; continue ;;
+	esac
+	if ! msg=$(patch -d "$dir" -p1 --dry-run --batch --fuzz=0 -s <"$f" 2>&1); then
+		complain "$n" "no longer applies to ${dir#"$top"/}: $msg"
+	fi
+done
+[ "$bad" -eq 0 ] || die "the catalogue does not fit this tree; no mutant was run"
+
+mkdir -p "$out/verdicts" "$out/logs" "$out/baseline"
+key=$(tree_key)
+
+# slot_make SLOT: the lab kernel and the initramfs of the slot, by the
+# Makefile's rules (its B= is the slot; its packages are installed).
+slot_make() {
+	make -s -C "$1/src" --no-print-directory B="$1" DEPS=true kernel guest
+}
+
+# slot_init SLOT: a copy of build/ and of the sources, built once.
+slot_init() {
+	local s=$1
+	rm -rf "$s"
+	mkdir -p "$s"
+	cp -al "$build/linux" "$s/linux"
+	cp -a "$build/linux.patches-key" "$build/kbuild-lab" "$build/guest" "$build/uapi" \
+		"$build/selinux" "$build/host" "$build/initramfs.cpio" "$build/initramfs.cpio.list" "$s/"
+	mkdir -p "$s/src"
+	(cd "$top" && tar -cf - --exclude=./build --exclude=./results --exclude=./.git .) |
+		tar -C "$s/src" -xf -
+	slot_make "$s" >"$s/init.log" 2>&1 || { cat "$s/init.log" >&2; return 1; }
+}
+
+# restore SLOT MUTANT: the files the mutant changed, from the originals,
+# each written anew (a new mtime) and unlinked from build/linux first.
+restore() {
+	local s=$1 f=$2 p dir from
+	if [ "$(target_of "$f")" = src ]; then dir=$s/src from=$top; else dir=$s/linux from=$build/linux; fi
+	for p in $(diff_paths "$f"); do
+		rm -f "$dir/$p"
+		cat "$from/$p" >"$dir/$p"
+	done
+}
+
+# check_boot SLOT RESULTS BOOT SUITES: boot BOOT of the slot's lab kernel
+# with SUITES (empty: all), judge it alone with report.py and print the
+# checks that failed, one a line, and each cell the report faulted (a
+# leak, a wrong refuser, a masked refusal...) as "verdict: CELL: WHY":
+# a check over every cell that fails in the baseline (a cross-boot
+# derivation a single boot cannot make) still kills by a cell it did not
+# name there.
+check_boot() {
+	local s=$1 res=$2 boot=$3 suites=$4
+	rm -rf "$res"
+	mkdir -p "$res"
+	BUILD=$s RESULTS=$res FRESH=1 SUITES=$suites \
+		"$s/src/harness/run-profile.sh" "$s/kbuild-lab" "$boot" "$boot" "$timeout" \
+		>"$res/boot.log" 2>&1 || true
+	SUITES=$suites "$s/src/harness/report.py" "$res" "$boot:$boot:1" >"$res/summary.txt" 2>&1 || true
+	sed -n 's/^FAIL //p' "$res/summary.txt"
+	[ ! -f "$res/ktap.txt" ] ||
+		sed -n -E 's|^[[:space:]]*# (.+ under [a-z0-9-]+/[a-z0-9-]+: .*)$|verdict: \1|p' "$res/ktap.txt"
+}
+
+# check_report SOURCES: the report's own tests (harness/test_report.py)
+# that fail in that copy of the repository, as host.report.TEST.
+check_report() {
+	(cd "$1/harness" && { python3 test_report.py -v 2>&1 || true; }) |
+		sed -n 's/^\(test_[A-Za-z0-9_]*\) (.*) \.\.\. \(FAIL\|ERROR\)$/host.report.\1/p'
+}
+
+# baseline_dir BOOT SUITES: where that boot's checks without a mutant are.
+baseline_dir() {
+	echo "$out/baseline/$1-$(echo "$2" | sha256sum | cut -c1-12)"
+}
+
+baseline_ready() {
+	[ -f "$1/fails" ] && [ "$(cat "$1/key" 2>/dev/null)" = "$key" ]
+}
+
+# kills SLOT MUTANT RESULTS BOOT SUITES: the checks of BOOT that fail with
+# the mutant and pass in the baseline.
+kills() {
+	local base
+	base=$(baseline_dir "$4" "$5")
+	baseline_ready "$base" || die "no baseline for $4 (${5:-every suite}): phase 1 did not run it"
+	comm -23 <(check_boot "$1" "$3/$4" "$4" "$5" | sort -u) "$base/fails"
+}
+
+# run_one SLOT MUTANT: apply, build, boot, judge, restore; write the verdict.
+run_one() {
+	local s=$1 f=$2 n dir t0 t1 t2 verdict killers="" boots suites="" b scope detail=""
+	n=$(basename "$f" .patch)
+	local res=$out/logs/$n
+	if [ "$(target_of "$f")" = src ]; then dir=$s/src; else dir=$s/linux; fi
+	for p in $(diff_paths "$f"); do
+		# Hard links into build/linux are broken before patch writes.
+		[ "$dir" = "$s/src" ] || { cp "$dir/$p" "$dir/$p.wl-unlink" && mv "$dir/$p.wl-unlink" "$dir/$p"; }
+	done
+	t0=$(date +%s)
+	patch -d "$dir" -p1 --batch --fuzz=0 -s <"$f"
+	boots=$(boots_for "$f")
+	scope=narrow
+	if [ "${MUTANT_SCOPE:-}" = all ] || [ -z "$(header "$f" Boots)$(header "$f" Suites)" ]; then
+		scope=all
+	fi
+	rm -rf "$res"
+	mkdir -p "$res"
+	if ! slot_make "$s" >"$res/build.log" 2>&1; then
+		t1=$(date +%s) t2=$t1
+		verdict=stillborn detail="the mutant kernel or guest does not build: $(grep -m1 -E 'error' "$res/build.log" || tail -1 "$res/build.log")"
+	else
+		t1=$(date +%s)
+		for b in $boots; do
+			suites="$suites $(scoped_suites "$f" "$b" | sed "s/[^ ][^ ]*/$b:&/g")"
+			killers="$killers$(kills "$s" "$f" "$res/run" "$b" "$(scoped_suites "$f" "$b")")
+"
+		done
+		case $(diff_paths "$f") in *harness/*)
+			killers="$killers$(comm -23 <(check_report "$s/src" | sort -u) "$out/baseline/host-report/fails")
+" ;;
+		esac
+		killers=$(sed '/^$/d' <<<"$killers")
+		if [ -z "$killers" ] && [ "$scope" = narrow ] && [ "$rescope" = 1 ]; then
+			scope=all suites=""
+			boots=$profiles
+			for b in $boots; do
+				killers="$killers$(kills "$s" "$f" "$res/run-all" "$b" "")
+"
+			done
+			killers=$(sed '/^$/d' <<<"$killers")
+		fi
+		t2=$(date +%s)
+		if [ -n "$killers" ]; then verdict=killed; else verdict=survived; fi
+	fi
+	restore "$s" "$f"
+	"$top/harness/mutants-report.py" record "$out/verdicts/$n.json" \
+		mutant="$n" key="$key-$(sha256sum "$f" | cut -c1-16)" \
+		bug="$(header "$f" Bug)" layer="$(header "$f" Layer)" threat="$(header "$f" Threat)" \
+		equivalent="$(header "$f" Equivalent)" verdict="$verdict" scope="$scope" \
+		boots="$boots" suites="$suites" killers="$killers" detail="$detail" \
+		build_s=$((t1 - t0)) boot_s=$((t2 - t1))
+	echo "$verdict"
+}
+
+# prepare INDEX: the slot, and its share of the baselines not yet recorded
+# for this tree (one a line of $out/.baselines: BOOT<TAB>SUITES).
+prepare() {
+	local i=$1 s=$build/mutants/slot-$1 k=0 boot suites base t
+	slot_init "$s" || { echo "watchlab: mutants: slot $i did not build" >&2; return 1; }
+	while IFS=$'\t' read -r boot suites; do
+		k=$((k + 1))
+		[ $(((k - 1) % jobs)) -eq "$i" ] || continue
+		base=$(baseline_dir "$boot" "$suites")
+		t=$(date +%s)
+		check_boot "$s" "$base/run" "$boot" "$suites" | sort -u >"$base/fails.new"
+		mv "$base/fails.new" "$base/fails"
+		echo "$key" >"$base/key"
+		printf '%s\t%s\n' "$boot" "$suites" >"$base/scope"
+		say "baseline $boot (${suites:-every suite}): $(($(date +%s) - t)) s, $(wc -l <"$base/fails") checks fail without a mutant"
+	done <"$out/.baselines"
+}
+
+# worker INDEX: the slot's share of the mutants, one line of progress each.
+worker() {
+	local i=$1 s=$build/mutants/slot-$1 k=0 f n v done_n left eta
+	local t_start
+	t_start=$(date +%s)
+	for f in "${todo[@]}"; do
+		k=$((k + 1))
+		[ $(((k - 1) % jobs)) -eq "$i" ] || continue
+		n=$(basename "$f" .patch)
+		v=$(run_one "$s" "$f")
+		echo "$n" >>"$out/.done"
+		done_n=$(wc -l <"$out/.done")
+		left=$((${#todo[@]} - done_n))
+		eta=$((($(date +%s) - t_start) * left / done_n))
+		printf 'watchlab: mutants: [%d/%d] %-40s %-9s %s; ETA %d min %02d s\n' \
+			"$done_n" "${#todo[@]}" "$n" "$v" \
+			"$("$top/harness/mutants-report.py" line "$out/verdicts/$n.json")" \
+			"$((eta / 60))" "$((eta % 60))"
+	done
+}
+
+# Resumable: a mutant whose verdict carries this tree's key is not run again.
+todo=()
+for f in "${mutants[@]}"; do
+	n=$(basename "$f" .patch)
+	v=$out/verdicts/$n.json
+	if [ -f "$v" ] && grep -q "\"key\": \"$key-$(sha256sum "$f" | cut -c1-16)\"" "$v" &&
+		! grep -q '"verdict": "stillborn"' "$v"; then
+		continue
+	fi
+	rm -f "$v"
+	todo+=("$f")
+done
+
+# The baselines the mutants to run need and this tree has not recorded.
+{
+	for f in "${todo[@]}"; do
+		for b in $(boots_for "$f"); do printf '%s\t%s\n' "$b" "$(scoped_suites "$f" "$b")"; done
+	done
+	if [ "$rescope" = 1 ] && [ "${#todo[@]}" -gt 0 ]; then
+		for b in $profiles; do printf '%s\t\n' "$b"; done
+	fi
+} | sort -u | while IFS=$'\t' read -r b suites; do
+	base=$(baseline_dir "$b" "$suites")
+	baseline_ready "$base" || { mkdir -p "$base" && printf '%s\t%s\n' "$b" "$suites"; }
+done >"$out/.baselines"
+
+say "${#mutants[@]} mutants, ${#todo[@]} to run ($(( ${#mutants[@]} - ${#todo[@]} )) recorded for this tree), $(wc -l <"$out/.baselines") baselines to record, $jobs at once"
+# wait_all PHASE: every slot's process of PHASE ($pids), or die.
+wait_all() {
+	local p rc=0
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	pids=()
+	[ "$rc" -eq 0 ] || die "$1 failed in a slot; see build/mutants/slot-*/init.log"
+}
+
+start=$(date +%s)
+rm -f "$out/.done"
+# No more slots than there is work for in either phase.
+need=$(wc -l <"$out/.baselines")
+[ "${#todo[@]}" -le "$need" ] || need=${#todo[@]}
+[ "$need" -ge "$jobs" ] || jobs=$need
+if [ "${#todo[@]}" -gt 0 ]; then
+	# The report's own tests, without a mutant (for the mutants of harness/).
+	mkdir -p "$out/baseline/host-report"
+	check_report "$top" | sort -u >"$out/baseline/host-report/fails"
+	pids=()
+	for ((i = 0; i < jobs; i++)); do
+		prepare "$i" &
+		pids+=($!)
+	done
+	wait_all prepare
+	for ((i = 0; i < jobs; i++)); do
+		worker "$i" &
+		pids+=($!)
+	done
+	wait_all worker
+fi
+for base in "$out"/baseline/*/; do
+	[ -s "$base/fails" ] || continue
+	base=${base%/}
+	say "baseline ${base##*/}: $(wc -l <"$base/fails") checks fail without any mutant and kill none: $(head -3 "$base/fails" | tr '\n' ' ')"
+done
+names=()
+for f in "${mutants[@]}"; do names+=("$(basename "$f" .patch)"); done
+rc=0
+"$top/harness/mutants-report.py" report "$out" "$(($(date +%s) - start))" "${names[@]}" || rc=1
+[ -z "$ktap" ] || "$top/harness/mutants-report.py" ktap "$out" "${names[@]}" >"$ktap"
+exit "$rc"
