@@ -85,7 +85,7 @@ suites_for() {
 boots_for() {
 	local b
 	b=$(header "$1" Boots)
-	if [ "${MUTANT_SCOPE:-}" = all ] || [ -z "$b$(header "$1" Suites)" ] || [ -z "$b" ]; then
+	if [ "${MUTANT_SCOPE:-}" = all ] || [ -z "$b" ]; then
 		echo "$profiles"
 	else
 		echo "$b"
@@ -357,7 +357,6 @@ done
 	baseline_ready "$base" || { mkdir -p "$base" && printf '%s\t%s\n' "$b" "$suites"; }
 done >"$out/.baselines"
 
-say "${#mutants[@]} mutants, ${#todo[@]} to run ($(( ${#mutants[@]} - ${#todo[@]} )) recorded for this tree), $(wc -l <"$out/.baselines") baselines to record, $jobs at once"
 # wait_all PHASE: every slot's process of PHASE ($pids), or die.
 wait_all() {
 	local p rc=0
@@ -372,6 +371,7 @@ rm -f "$out/.done"
 need=$(wc -l <"$out/.baselines")
 [ "${#todo[@]}" -le "$need" ] || need=${#todo[@]}
 [ "$need" -ge "$jobs" ] || jobs=$need
+say "${#mutants[@]} mutants, ${#todo[@]} to run ($(( ${#mutants[@]} - ${#todo[@]} )) recorded for this tree), $(wc -l <"$out/.baselines") baselines to record, $jobs at once"
 if [ "${#todo[@]}" -gt 0 ]; then
 	# The report's own tests, without a mutant (for the mutants of harness/).
 	mkdir -p "$out/baseline/host-report"

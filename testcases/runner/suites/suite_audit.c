@@ -91,17 +91,31 @@ static const struct scenario *key_update_other_uid(struct scn_set *set, unsigned
 	return NULL;
 }
 
+/*
+ * Run key-update-other-uid once, its records in the caller's audit window
+ * *ev: the result, or SCN_UNSET (diagnosed) when the row is missing.
+ */
+static enum scn_result run_key_update_other_uid(struct wl_evidence *ev)
+{
+	struct scn_set set = { 0 };
+	const struct scenario *s;
+	enum scn_result got = SCN_UNSET;
+	unsigned int v;
+	int watch_err = 0;
+
+	s = key_update_other_uid(&set, &v);
+	if (s)
+		got = scn_run(s, v, ev, &watch_err);
+	scn_set_free(&set);
+	return got;
+}
+
 static enum wl_result audit_records_changes_and_denials(void)
 {
 	static struct wl_evidence ev;
-	const struct scenario *s;
-	struct scn_set set = { 0 };
-	unsigned int v;
-	int watch_err = 0, r;
 	enum scn_result got;
+	int r;
 
-	s = key_update_other_uid(&set, &v);
-	WL_EXPECT(s, "no scenario to run");
 	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
 	WL_EXPECT(wl_evidence_begin(&ev) == 0 && ev.audit >= 0,
 		  "no audit window: is CONFIG_AUDIT on?");
@@ -111,9 +125,8 @@ static enum wl_result audit_records_changes_and_denials(void)
 	WL_EXPECT(r == 0, "load strict: %s", strerror(-r));
 	r = wp_write_policy_str("default nosuchmodel\n");
 	WL_EXPECT(r == -EINVAL, "a bad policy loaded (%s)", strerror(-r));
-	got = scn_run(s, v, &ev, &watch_err);
+	got = run_key_update_other_uid(&ev);
 	wl_evidence_end(&ev);
-	scn_set_free(&set);
 	WL_EXPECT(wp_restore_policy(), "could not restore the policy");
 	WL_EXPECT(got == SCN_BLOCKED, "key-update-other-uid under strict: %s",
 		  scn_result_name(got));
@@ -136,22 +149,16 @@ static enum wl_result audit_records_changes_and_denials(void)
 static enum wl_result audit_records_permissive_denials(void)
 {
 	static struct wl_evidence ev;
-	const struct scenario *s;
-	struct scn_set set = { 0 };
-	unsigned int v;
-	int watch_err = 0, r;
 	enum scn_result got;
+	int r;
 
-	s = key_update_other_uid(&set, &v);
-	WL_EXPECT(s, "no scenario to run");
 	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
 	r = wp_write_policy_str("default strict\nenforce 0\n");
 	WL_EXPECT(r == 0, "load strict, enforce 0: %s", strerror(-r));
 	WL_EXPECT(wl_evidence_begin(&ev) == 0 && ev.audit >= 0,
 		  "no audit window: is CONFIG_AUDIT on?");
-	got = scn_run(s, v, &ev, &watch_err);
+	got = run_key_update_other_uid(&ev);
 	wl_evidence_end(&ev);
-	scn_set_free(&set);
 	WL_EXPECT(wp_restore_policy(), "could not restore the policy");
 	WL_EXPECT(got == SCN_DELIVERED, "key-update-other-uid under strict, enforce 0: %s",
 		  scn_result_name(got));

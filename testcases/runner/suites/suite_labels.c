@@ -810,6 +810,24 @@ static int sbdir_mount(const char *opts, const char *xattr, const char *value)
 }
 
 /*
+ * The fixture with opts and SBDIR labelled value, then: the major LSM
+ * alone refuses B (model none), watchpol at model watcher lets only W
+ * through, each naming the sb through SBDIR.
+ */
+static enum wl_result watch_sb_through_sbdir(const char *opts, const char *xattr,
+					     const char *value)
+{
+	enum wl_result r;
+
+	WL_EXPECT(sbdir_mount(opts, xattr, value) == 0, "the fixture");
+	r = parties_watch("none", CALL_SB, SBDIR, w_t_not_b);
+	if (r == WL_PASS)
+		r = parties_watch("watcher", CALL_SB, SBDIR, only_w);
+	umount2(SBDIR_FS, MNT_DETACH);
+	return r;
+}
+
+/*
  * SELinux: the root is O (rootcontext=, so that a file in it can carry
  * another type), SBDIR the lab's other files' type (that of /tmp), on
  * which B has watch_sb and watchpol no rule for W.  SELinux must refuse B
@@ -820,7 +838,6 @@ static enum wl_result selinux_watch_sb_judges_root(void)
 {
 	char o[160], other[160], opts[256];
 	ssize_t n;
-	enum wl_result r;
 
 	WL_EXPECT(wl_label_lookup("object", o, sizeof(o)) == 0, "look up object");
 	n = getxattr("/tmp", "security.selinux", other, sizeof(other) - 1);
@@ -828,12 +845,7 @@ static enum wl_result selinux_watch_sb_judges_root(void)
 	other[n] = 0;
 	WL_EXPECT(strcmp(other, o), "/tmp is labelled %s, as O is: no other label to name", o);
 	snprintf(opts, sizeof(opts), "mode=1777,rootcontext=\"%s\"", o);
-	WL_EXPECT(sbdir_mount(opts, "security.selinux", other) == 0, "the fixture");
-	r = parties_watch("none", CALL_SB, SBDIR, w_t_not_b);
-	if (r == WL_PASS)
-		r = parties_watch("watcher", CALL_SB, SBDIR, only_w);
-	umount2(SBDIR_FS, MNT_DETACH);
-	return r;
+	return watch_sb_through_sbdir(opts, "security.selinux", other);
 }
 
 /*
@@ -845,17 +857,11 @@ static enum wl_result selinux_watch_sb_judges_root(void)
 static enum wl_result smack_watch_sb_judges_root(void)
 {
 	char o[64], t[64], opts[256];
-	enum wl_result r;
 
 	WL_EXPECT(wl_label_lookup("object", o, sizeof(o)) == 0, "look up object");
 	WL_EXPECT(wl_label_lookup("triggerer", t, sizeof(t)) == 0, "look up triggerer");
 	snprintf(opts, sizeof(opts), "mode=1777,smackfsroot=%s", o);
-	WL_EXPECT(sbdir_mount(opts, "security.SMACK64", t) == 0, "the fixture");
-	r = parties_watch("none", CALL_SB, SBDIR, w_t_not_b);
-	if (r == WL_PASS)
-		r = parties_watch("watcher", CALL_SB, SBDIR, only_w);
-	umount2(SBDIR_FS, MNT_DETACH);
-	return r;
+	return watch_sb_through_sbdir(opts, "security.SMACK64", t);
 }
 
 static enum wl_result selinux_watch_mount_by_party(void)
