@@ -56,36 +56,44 @@ int wl_listmount(uint64_t *ids, size_t max)
 
 /*
  * statmount() mnt_id into sm (size bytes, room for the strings asked for)
- * with want, and its counters into out; 0, or -1 with errno set
- * (EOPNOTSUPP: the kernel did not return everything asked for).
+ * with param; 0, or -1 with errno set.
  */
-static int stat_counts(uint64_t mnt_id, uint64_t want, struct statmount *sm, size_t size,
-		       struct wl_mount_counts *out)
+static int stat_mount(uint64_t mnt_id, uint64_t param, struct statmount *sm, size_t size)
 {
 	struct mnt_id_req req = {
 		.size = MNT_ID_REQ_SIZE_VER0,
 		.mnt_id = mnt_id,
-		.param = STATMOUNT_SB_BASIC | WL_COUNT_MASK | want,
+		.param = param,
 	};
 
-	if (syscall(__NR_statmount, &req, sm, size, 0))
+	return syscall(__NR_statmount, &req, sm, size, 0) ? -1 : 0;
+}
+
+/* A mount's counters, as many as the kernel returned; 0, or -1 with errno set. */
+static int stat_counts(uint64_t mnt_id, struct wl_mount_counts *out)
+{
+	struct statmount sm;
+
+	if (stat_mount(mnt_id, STATMOUNT_SB_BASIC | WL_COUNT_MASK, &sm, sizeof(sm)))
 		return -1;
-	if ((sm->mask & (WL_COUNT_MASK | want)) != (WL_COUNT_MASK | want)) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
 	out->mnt_id = mnt_id;
-	out->sb_dev = makedev(sm->sb_dev_major, sm->sb_dev_minor);
-	out->mnt_count = sm->mnt_notify_count;
-	out->sb_count = sm->sb_notify_count;
+	out->sb_dev = makedev(sm.sb_dev_major, sm.sb_dev_minor);
+	out->have_mnt = sm.mask & STATMOUNT_MNT_NOTIFY_COUNT;
+	out->have_sb = sm.mask & STATMOUNT_SB_NOTIFY_COUNT;
+	out->mnt_count = out->have_mnt ? sm.mnt_notify_count : 0;
+	out->sb_count = out->have_sb ? sm.sb_notify_count : 0;
 	return 0;
 }
 
 int wl_mount_counts(uint64_t mnt_id, struct wl_mount_counts *out)
 {
-	struct statmount sm;
-
-	return stat_counts(mnt_id, 0, &sm, sizeof(sm), out);
+	if (stat_counts(mnt_id, out))
+		return -1;
+	if (!out->have_mnt || !out->have_sb) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return 0;
 }
 
 int wl_mount_counts_by_point(const char *path, struct wl_mount_counts *out)
@@ -93,7 +101,8 @@ int wl_mount_counts_by_point(const char *path, struct wl_mount_counts *out)
 	enum { MAX_IDS = 512, SM_SIZE = 8192 };
 	uint64_t *ids = calloc(MAX_IDS, sizeof(*ids));
 	struct statmount *sm = malloc(SM_SIZE);
-	int n, found = 0, err = ENOENT;
+	uint64_t found = 0;
+	int n, err = ENOENT;
 
 	if (!ids || !sm) {
 		err = ENOMEM;
@@ -105,9 +114,7 @@ int wl_mount_counts_by_point(const char *path, struct wl_mount_counts *out)
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
-		struct wl_mount_counts c;
-
-		if (stat_counts(ids[i], STATMOUNT_MNT_POINT, sm, SM_SIZE, &c)) {
+		if (stat_mount(ids[i], STATMOUNT_MNT_POINT, sm, SM_SIZE)) {
 			/* Another mount refused or gone: not the one asked for. */
 			if (errno != ENOENT && errno != EACCES && errno != EPERM) {
 				err = errno;
@@ -118,10 +125,12 @@ int wl_mount_counts_by_point(const char *path, struct wl_mount_counts *out)
 				err = errno;
 			continue;
 		}
-		if (strcmp(sm->str + sm->mnt_point, path) == 0) {
-			*out = c;
-			found = 1;
-		}
+		if (strcmp(sm->str + sm->mnt_point, path) == 0)
+			found = ids[i];
+	}
+	if (found && stat_counts(found, out)) {
+		err = errno;
+		found = 0;
 	}
 out:
 	free(ids);

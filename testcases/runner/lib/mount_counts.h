@@ -9,6 +9,7 @@
 #ifndef WL_MOUNT_COUNTS_H
 #define WL_MOUNT_COUNTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,11 @@ struct wl_mount_counts {
 	uint64_t sb_dev;	/* makedev(sb_dev_major, sb_dev_minor): st_dev */
 	uint64_t mnt_count;	/* mount notifications about this mount */
 	uint64_t sb_count;	/* superblock notifications about its superblock */
+	/*
+	 * Which counters came back: the kernel returns one only to a caller
+	 * the LSMs would let watch what it counts (kernel-patches 0024).
+	 */
+	bool have_mnt, have_sb;
 };
 
 /*
@@ -37,7 +43,9 @@ int wl_mount_counts(uint64_t mnt_id, struct wl_mount_counts *out);
  * bystander would: listmount() and statmount(STATMOUNT_MNT_POINT), never
  * touching the mount's own inodes (statx would need search and getattr on
  * them, which an LSM may refuse where statmount() is allowed).  The last
- * mount on path wins.  0; or -1 with errno set (ENOENT: no such mount).
+ * mount on path wins, and only it is asked for its counters, so the LSMs
+ * judge one mount.  0, with have_mnt and have_sb saying which counters the
+ * caller may read; or -1 with errno set (ENOENT: no such mount).
  */
 int wl_mount_counts_by_point(const char *path, struct wl_mount_counts *out);
 

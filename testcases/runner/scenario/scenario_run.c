@@ -312,14 +312,21 @@ static int counter_main(struct scn_ctx *c, int sock)
 	err = wl_mount_counts_by_point(path, &before) ? errno : 0;
 	if (err && err != EACCES && err != EPERM)
 		wl_diag("watcher: statmount %s: %s", path, strerror(err));
+	/* A counter the LSMs would not let W watch is withheld: refused. */
+	if (!err && !(sb ? before.have_sb : before.have_mnt)) {
+		wl_diag("watcher: statmount %s: no %s counter", path, sb ? "superblock" : "mount");
+		err = EACCES;
+	}
 	if (send_msg(sock, MSG_READY, err, 0, 0, -1))
 		return -1;
 	if (err)
 		return 0;	/* refused: the runner records "blocked" */
 	if (recv_msg(sock, MSG_GO, &m, NULL))
 		return -1;
-	if (wl_mount_counts_by_point(path, &after)) {
-		wl_diag("watcher: statmount %s again: %s", path, strerror(errno));
+	errno = 0;
+	if (wl_mount_counts_by_point(path, &after) || !(sb ? after.have_sb : after.have_mnt)) {
+		wl_diag("watcher: statmount %s again: %s", path, errno ? strerror(errno) :
+			"the counter was withheld this time");
 		return -1;
 	}
 	wl_diag("watcher: %s counter of %s: %llu -> %llu", sb ? "superblock" : "mount", path,
