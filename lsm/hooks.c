@@ -104,10 +104,15 @@ static int watchpol_reresolve_label(const char *label, u32 *secid)
 }
 
 /*
- * Bumped on every LSM policy change: a load that raced one resolves again,
- * and the CAP_KILL answers kept in creds are asked again.
+ * Bumped on every LSM policy change: the CAP_KILL answers kept in creds
+ * are asked again.
  */
 static atomic_t watchpol_lsm_gen = ATOMIC_INIT(0);
+/*
+ * Bumped whenever a label may resolve otherwise than before (a policy
+ * change, a new label): a load that raced one resolves again.
+ */
+static atomic_t watchpol_label_gen = ATOMIC_INIT(0);
 atomic_long_t watchpol_label_resolves = ATOMIC_LONG_INIT(0);
 
 /**
@@ -130,7 +135,7 @@ struct watchpol_policy *watchpol_policy_build(const char *text, size_t len,
 {
 	struct watchpol_policy *p;
 
-	*gen = atomic_read(&watchpol_lsm_gen);
+	*gen = atomic_read(&watchpol_label_gen);
 	p = watchpol_policy_parse(text, len, again ? watchpol_reresolve_label :
 						     watchpol_resolve_label,
 				  err);
@@ -147,7 +152,7 @@ struct watchpol_policy *watchpol_policy_build(const char *text, size_t len,
  */
 bool watchpol_policy_stale(int gen)
 {
-	return atomic_read(&watchpol_lsm_gen) != gen;
+	return atomic_read(&watchpol_label_gen) != gen;
 }
 
 static void watchpol_free_rcu(struct rcu_head *head)
@@ -726,11 +731,12 @@ static int watchpol_post_notification(const struct watch *watch,
 /*
  * Rule labels are resolved to secids when a policy is loaded.  When the
  * major LSM's policy changes (SELinux: its first load, every reload, when
- * every context resolved to the kernel SID before the first; Smack: a
- * label imported for the first time), resolve them
- * again from the text in force, and learn the aliases again, so rules
- * written earlier keep matching.  Smack imports labels with inode and
- * superblock locks held: the work is done later, in process context.
+ * every context resolved to the kernel SID before the first), or a label
+ * that a rule could not resolve comes into being (Smack: a label imported
+ * for the first time), resolve them again from the text in force, and
+ * learn the aliases again, so rules written earlier keep matching.  Smack
+ * imports labels with inode and superblock locks held: the work is done
+ * later, in process context.
  */
 static void watchpol_resolve_work(struct work_struct *work)
 {
@@ -756,12 +762,49 @@ static void watchpol_resolve_work(struct work_struct *work)
 
 static DECLARE_WORK(watchpol_resolve, watchpol_resolve_work);
 
+/**
+ * names_unresolved - does a rule in force fail to resolve a label?
+ * @label: the label's text
+ *
+ * Return: true if a rule of the policy in force names @label and has a
+ * label that mapped to no secid.
+ */
+static bool names_unresolved(const char *label)
+{
+	const struct watchpol_policy *p;
+	const struct watchpol_text_rule *r;
+	bool named = false;
+	u32 i;
+
+	rcu_read_lock();
+	p = rcu_dereference(watchpol_active);
+	for (i = 0; p && p->unresolved && !named && i < p->nr_text_rules; i++) {
+		r = &p->text_rules[i];
+		named = r->unresolved &&
+			(!strcmp(r->subj, label) || !strcmp(r->obj, label));
+	}
+	rcu_read_unlock();
+	return named;
+}
+
 static int watchpol_lsm_notify(struct notifier_block *nb, unsigned long event,
 			       void *data)
 {
-	if (event != LSM_POLICY_CHANGE)
+	if (event == LSM_POLICY_CHANGE) {
+		atomic_inc(&watchpol_lsm_gen);
+		atomic_inc(&watchpol_label_gen);
+	} else if (event == LSM_LABEL_NEW) {
+		atomic_inc(&watchpol_label_gen);
+		/*
+		 * Any user can make Smack import labels.  A new label gives
+		 * no secid a new meaning and changes no capability answer:
+		 * only a rule that named it, unresolved, can change.
+		 */
+		if (!names_unresolved(data))
+			return NOTIFY_DONE;
+	} else {
 		return NOTIFY_DONE;
-	atomic_inc(&watchpol_lsm_gen);
+	}
 	schedule_work(&watchpol_resolve);
 	return NOTIFY_OK;
 }

@@ -69,6 +69,7 @@ struct watchpol_text_rule {
 	const char *subj;
 	const char *obj;
 	u8 kind;
+	bool unresolved;	/* a label of it mapped to no secid */
 };
 
 struct watchpol_policy {

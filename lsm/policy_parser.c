@@ -463,8 +463,8 @@ struct watchpol_policy *watchpol_policy_parse(const char *text, size_t len,
 	}
 	for (i = 0; i < nr_rules; i++) {
 		p->text_rules[i] = rules[i].r;
-		if (!rules[i].ssid || !rules[i].osid)
-			p->unresolved++;
+		p->text_rules[i].unresolved = !rules[i].ssid || !rules[i].osid;
+		p->unresolved += p->text_rules[i].unresolved;
 	}
 	p->nr_text_rules = nr_rules;
 	kvfree(rules);

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -193,4 +194,17 @@ unsigned int wp_log_lines_with(const char *log, const char *const *words)
 		line = end ? end + 1 : NULL;
 	}
 	return n;
+}
+
+long wp_stat(const char *name)
+{
+	static char stats[8192];
+	char key[64];
+	const char *l;
+
+	if (wl_try_read(WP_STATS, stats, sizeof(stats)) <= 0)
+		return -1;
+	snprintf(key, sizeof(key), "\n%s ", name);
+	l = strstr(stats, key);
+	return l ? strtol(l + strlen(key), NULL, 10) : -1;
 }

@@ -55,4 +55,7 @@ void wp_log_detach(void);
 /* The number of lines of a drained log that hold every word of @words (NULL-ended). */
 unsigned int wp_log_lines_with(const char *log, const char *const *words);
 
+/* The value of one counter of watchpol's stats ("label_resolves"), or -1. */
+long wp_stat(const char *name);
+
 #endif /* WL_WATCHPOL_UTIL_H */

@@ -128,23 +128,9 @@ static int rules_match(const char *when)
 	return bad ? -1 : 0;
 }
 
-/* A counter of stats, -1 if unreadable. */
-static long stat_of(const char *name)
-{
-	static char stats[8192];
-	char key[64];
-	const char *l;
-
-	if (wl_try_read(WP_STATS, stats, sizeof(stats)) <= 0)
-		return -1;
-	snprintf(key, sizeof(key), "\n%s ", name);
-	l = strstr(stats, key);
-	return l ? strtol(l + strlen(key), NULL, 10) : -1;
-}
-
 static long label_resolves(void)
 {
-	return stat_of("label_resolves");
+	return wp_stat("label_resolves");
 }
 
 /*
@@ -156,7 +142,7 @@ static long label_resolves(void)
 static int one_rule_unresolved(const char *when)
 {
 	static char klog[1 << 20];
-	long u = stat_of("unresolved_rules");
+	long u = wp_stat("unresolved_rules");
 	int n;
 
 	if (u != 1) {

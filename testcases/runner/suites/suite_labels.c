@@ -604,20 +604,6 @@ static enum wl_result smack_every_label_writes_object(void)
 	return every_label_writes(path, "bystander");
 }
 
-/* A counter from watchpol's stats, or -1. */
-static long stats_value(const char *name)
-{
-	static char stats[8192];
-	char key[64];
-	const char *l;
-
-	if (wl_try_read(WP_STATS, stats, sizeof(stats)) <= 0)
-		return -1;
-	snprintf(key, sizeof(key), "\n%s ", name);
-	l = strstr(stats, key);
-	return l ? strtol(l + strlen(key), NULL, 10) : -1;
-}
-
 /*
  * A rule naming a Smack label nobody has used yet maps to no secid
  * (unresolved_rules counts it).  Once the label is imported (here by a
@@ -638,16 +624,16 @@ static enum wl_result smack_late_label_starts_matching(void)
 	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
 	r = wp_write_policy_str(text);
 	WL_EXPECT(r == 0, "load a rule for %s: %s", label, strerror(-r));
-	resolves = stats_value("label_resolves");
-	WL_EXPECT(stats_value("unresolved_rules") == 1,
+	resolves = wp_stat("label_resolves");
+	WL_EXPECT(wp_stat("unresolved_rules") == 1,
 		  "the rule for %s, a label not yet imported, is not counted as unresolved",
 		  label);
 	WL_EXPECT(wl_smack_rule(label, "wlW", "w") == 0, "import %s with a Smack rule", label);
-	for (int i = 0; i < 200 && stats_value("label_resolves") <= resolves; i++)
+	for (int i = 0; i < 200 && wp_stat("label_resolves") <= resolves; i++)
 		usleep(wl_slow_ms(50) * 1000);
-	WL_EXPECT(stats_value("label_resolves") > resolves,
+	WL_EXPECT(wp_stat("label_resolves") > resolves,
 		  "importing %s did not make watchpol resolve its rules again", label);
-	WL_EXPECT(stats_value("unresolved_rules") == 0,
+	WL_EXPECT(wp_stat("unresolved_rules") == 0,
 		  "the rule for %s is still unresolved after the label was imported", label);
 	WL_EXPECT(wp_restore_policy(), "could not restore the policy");
 	return WL_PASS;
