@@ -33,7 +33,7 @@ PLAN = re.compile(r"^( *)1\.\.(\d+)\s*$")
 RESULT = re.compile(r"^( *)(ok|not ok) (\d+)(?: -)?(?: ([^#]*?))?\s*(?:#\s*(.*))?$")
 DIAG = re.compile(r"^( *)# ?(.*)$")
 MATRIX = re.compile(r"MATRIX scenario=(\S+) model=(\S+) expected=(\S+) observed=(\S+)"
-                    r"(?: evidence=(\S+))?(?: threat=(\S+))?(?: at=(\S+))?\s*$")
+                    r"(?: evidence=(\S+))?(?: threat=(\S+))?(?: at=(\S+))?(?: shadow=(\S+))?\s*$")
 
 # Kernel reports that fail a run wherever they appear in a console log.
 SPLATS = [
@@ -210,7 +210,7 @@ def matrix_cells(lines, profile):
     for raw in lines:
         m = MATRIX.search(raw)
         if m:
-            scenario, model, expected, observed, evidence, threat, at = m.groups()
+            scenario, model, expected, observed, evidence, threat, at, shadow = m.groups()
             # "blocked@post:watchpol": the row names where the event stops.
             expected, _, where = expected.partition("@")
             cell = {"scenario": scenario, "profile": profile, "model": model,
@@ -221,6 +221,8 @@ def matrix_cells(lines, profile):
                 cell["expected_where"] = where
             if at:
                 cell["at"] = f"{SCENARIO_DIR}/{at}"
+            if shadow:
+                cell["shadow"] = shadow
             cells.append(cell)
     return cells
 
@@ -322,7 +324,7 @@ def expected_where(cell, idx, observe=None):
     how = (observe or (lambda c: scenario_keyword(c["at"], "observe")))(cell)
     wstep = "read" if how in ("read", "count") else "watch"
     native = native_where(cell, idx, wstep)
-    if cell["model"] in ("none", "off") or native is None:
+    if cell["model"] in ("none", "off", SHADOW) or native is None:
         return native if native not in ("delivered", "not-posted") else None
     if native not in ("delivered", "not-posted"):
         return native
@@ -410,6 +412,24 @@ def emulation_checks(cells, likes=None):
     return Node("emulation", all(n.ok for n in nodes), [], nodes)
 
 
+def shadow_checks(cells):
+    """Every cell of the shadow column pairs two decisions on the same
+    posts, watchpol's logged verdict and Smack's own, and they are equal:
+    "watchpol:V,smack:V" with the same V (allow, deny, or none when the
+    event was never posted)."""
+    diffs, n = [], 0
+    for c in cells:
+        if c["model"] != SHADOW:
+            continue
+        n += 1
+        pair = dict(p.split(":", 1) for p in c.get("shadow", "").split(",") if ":" in p)
+        if set(pair) != {"watchpol", "smack"} or pair["watchpol"] != pair["smack"]:
+            diffs.append(f"{c['scenario']} under {c['profile']}: "
+                         f"{c.get('shadow') or 'no pair of decisions'}")
+    return Node("smackemu_decides_as_smack", not diffs,
+                diffs + [f"{n} cells: smackemu's verdict beside Smack's decision"])
+
+
 def emit_ktap(node, number, depth, out):
     pad = "    " * depth
     if node.children:
@@ -485,6 +505,13 @@ MODEL_LIKE = model_likes(TOP / "policy/watchpol/models")
 # log (its no-consumer post path); its cells must equal strict's, and it is
 # left out of matrix.md, whose columns are the models.
 NOCONSUMER = "strict-noconsumer"
+# suite_scenarios_smackemu_shadow's column: smackemu's verdicts logged, not
+# enforced, so Smack alone decides; each cell pairs the two decisions
+# (shadow=watchpol:V,smack:V), which must be equal.  Its outcomes are
+# Smack's own, so it must equal smack/none; left out of matrix.md too.
+SHADOW = "smackemu-shadow"
+# Columns that repeat a model's rows for a check of their own.
+CHECK_COLUMNS = (NOCONSUMER, SHADOW)
 
 
 # SECURITY.md's threats, in its order, then the events the series exists for.
@@ -516,7 +543,8 @@ def matrix_markdown(cells):
     column; each row links to its scenario's file and line (C-suite rows have
     none).  matrix.json keeps every cell with its evidence."""
     quiet = [c for c in cells if c["model"] == NOCONSUMER]
-    cells = [c for c in cells if c["model"] != NOCONSUMER]
+    shadow = [c for c in cells if c["model"] == SHADOW]
+    cells = [c for c in cells if c["model"] not in CHECK_COLUMNS]
     if not cells:
         return "No scenario produced a matrix cell.\n"
     configs = sorted({(c["profile"], c["model"]) for c in cells},
@@ -598,6 +626,11 @@ def matrix_markdown(cells):
         legend += (f"\n{len(quiet)} cells ran again under strict with nobody reading "
                    "watchpol's decision log (its no-consumer path; "
                    f"`{NOCONSUMER}` in matrix.json), and must equal strict's.\n")
+    if shadow:
+        legend += (f"\n{len(shadow)} cells ran again in the smack profile with smackemu's "
+                   "verdicts logged but not enforced (`" + SHADOW + "` in matrix.json): "
+                   "Smack alone decides, and in each cell smackemu's verdict must equal "
+                   "Smack's decision.\n")
     return "\n".join(table) + "\n" + legend
 
 
@@ -948,10 +981,14 @@ def main():
 
     if manifests:
         boots.append(source_checks(manifests, boots, set(os.environ.get("SUITES", "").split())))
-    likes = dict(MODEL_LIKE, **{NOCONSUMER: "strict"})
+    likes = dict(MODEL_LIKE, **{NOCONSUMER: "strict", SHADOW: "none"})
     if any(c["model"] in likes for c in cells):
-        boots.append(emulation_checks(cells, {m: like for m, like in likes.items()
-                                              if any(c["model"] == m for c in cells)}))
+        emulation = emulation_checks(cells, {m: like for m, like in likes.items()
+                                             if any(c["model"] == m for c in cells)})
+        if any(c["model"] == SHADOW for c in cells):
+            emulation.children.append(shadow_checks(cells))
+            emulation.ok = all(n.ok for n in emulation.children)
+        boots.append(emulation)
     if any("at" in c for c in cells):
         node, checked = refuser_checks(cells)
         boots.append(node)

@@ -285,6 +285,33 @@ class Emulation(unittest.TestCase):
         self.assertIn("a under smack: smack/smackemu blocked, smack/none delivered", diags)
         self.assertIn("c under smack: smack/smackemu delivered, smack/none has no cell", diags)
 
+    def shadow_cell(self, scenario, observed, pair):
+        line = (f"    # MATRIX scenario={scenario} model=smackemu-shadow expected={observed} "
+                f"observed={observed} threat=covert at=x.scn:1" + (f" shadow={pair}" if pair else ""))
+        return report.matrix_cells([line], "smack")[0]
+
+    def test_shadow_pairs_parse(self):
+        c = self.shadow_cell("a", "blocked", "watchpol:deny,smack:deny")
+        self.assertEqual(c["shadow"], "watchpol:deny,smack:deny")
+        self.assertEqual(c["at"], "testcases/scenarios/x.scn:1")
+
+    def test_shadow_equal_pairs_pass(self):
+        cells = [self.shadow_cell("a", "blocked", "watchpol:deny,smack:deny"),
+                 self.shadow_cell("b", "delivered", "watchpol:allow,smack:allow"),
+                 self.shadow_cell("c", "blocked", "watchpol:none,smack:none")]
+        self.assertTrue(report.shadow_checks(cells).ok)
+
+    def test_shadow_watchpol_allowing_what_smack_refuses_fails(self):
+        """The case the enforcing column cannot see (review M6)."""
+        cells = [self.shadow_cell("a", "blocked", "watchpol:allow,smack:deny"),
+                 self.shadow_cell("b", "delivered", "watchpol:deny,smack:allow"),
+                 self.shadow_cell("c", "delivered", None)]
+        node = report.shadow_checks(cells)
+        self.assertFalse(node.ok)
+        self.assertIn("a under smack: watchpol:allow,smack:deny", node.diags)
+        self.assertIn("b under smack: watchpol:deny,smack:allow", node.diags)
+        self.assertIn("c under smack: no pair of decisions", node.diags)
+
 
 def cell(scenario, profile, model, expected, observed, evidence="", where=None):
     c = {"scenario": scenario, "profile": profile, "model": model, "expected": expected,

@@ -181,11 +181,12 @@ void wl_diag(const char *fmt, ...)
 
 void wl_matrix(const struct wl_cell *c)
 {
-	ktap_line("# MATRIX scenario=%s model=%s expected=%s observed=%s%s%s threat=%s%s%s",
+	ktap_line("# MATRIX scenario=%s model=%s expected=%s observed=%s%s%s threat=%s%s%s%s%s",
 		  c->scenario, c->model, c->expected, c->observed,
 		  c->evidence && *c->evidence ? " evidence=" : "",
 		  c->evidence ? c->evidence : "", c->threat,
-		  c->at ? " at=" : "", c->at ? c->at : "");
+		  c->at ? " at=" : "", c->at ? c->at : "",
+		  c->shadow ? " shadow=" : "", c->shadow ? c->shadow : "");
 }
 
 struct wl_creds wl_user(uid_t uid)

@@ -214,6 +214,11 @@ int wl_load_model(const char *model);
 struct wl_cell {
 	const char *scenario, *model, *expected, *observed;
 	const char *evidence, *at, *threat;
+	/*
+	 * A shadow column's pair of decisions, "watchpol:V,LSM:V" (V: allow,
+	 * deny or none), or NULL.
+	 */
+	const char *shadow;
 };
 
 void wl_matrix(const struct wl_cell *cell);

@@ -338,10 +338,12 @@ static bool names_w(const char *l, const struct wl_evidence_parties *w, bool pos
 
 /*
  * Count watchpol's decisions on W's watch (hook @hook, or any watch hook
- * without @w) or, for posts, on posts of @type/@subtype to W.
+ * without @w) or, for posts, on posts of @type/@subtype to W, by the
+ * record's field @key: "result" (what was done) or "verdict" (what the
+ * model in force said, done or not).
  */
-static struct log_tally tally(const struct wl_evidence *ev, const struct wl_evidence_parties *w,
-			      bool post, const char *type, unsigned int subtype)
+static struct log_tally tally_by(const struct wl_evidence *ev, const struct wl_evidence_parties *w,
+				 bool post, const char *type, unsigned int subtype, const char *key)
 {
 	struct log_tally t = { 0 };
 	char sub[12];
@@ -353,7 +355,7 @@ static struct log_tally tally(const struct wl_evidence *ev, const struct wl_evid
 		if (!next_line(&p, l, sizeof(l)))
 			break;
 		if (!wl_evidence_field(l, "hook", hook, sizeof(hook)) ||
-		    !wl_evidence_field(l, "result", result, sizeof(result)))
+		    !wl_evidence_field(l, key, result, sizeof(result)))
 			continue;
 		if (post != (strcmp(hook, "post_notification") == 0))
 			continue;
@@ -370,6 +372,22 @@ static struct log_tally tally(const struct wl_evidence *ev, const struct wl_evid
 			t.allowed++;
 	}
 	return t;
+}
+
+static struct log_tally tally(const struct wl_evidence *ev, const struct wl_evidence_parties *w,
+			      bool post, const char *type, unsigned int subtype)
+{
+	return tally_by(ev, w, post, type, subtype, "result");
+}
+
+void wl_evidence_verdicts(const struct wl_evidence *ev, const struct wl_evidence_parties *w,
+			  const char *type, unsigned int subtype, unsigned int *allow,
+			  unsigned int *deny)
+{
+	struct log_tally t = tally_by(ev, w, true, type, subtype, "verdict");
+
+	*allow = t.allowed;
+	*deny = t.refused;
 }
 
 unsigned int wl_evidence_posters(const struct wl_evidence *ev, const struct wl_evidence_parties *w,

@@ -103,6 +103,16 @@ unsigned int wl_evidence_posters(const struct wl_evidence *ev, const struct wl_e
 				 const char *type, unsigned int subtype, char *buf, size_t len);
 
 /*
+ * What the model in force said of each post of @type/@subtype to W,
+ * enforced or not (the records' "verdict"): the number of allows and of
+ * denials.  Under enforce 0 it is the model's shadow beside the LSMs that
+ * really decide.
+ */
+void wl_evidence_verdicts(const struct wl_evidence *ev, const struct wl_evidence_parties *w,
+			  const char *type, unsigned int subtype, unsigned int *allow,
+			  unsigned int *deny);
+
+/*
  * The value of KEY in one line of watchpol's decision log ("seq=7
  * hook=post_notification type=key ..."), copied to out (cut to len).
  * False if the line has no such key (seq, the first, is not looked up).

@@ -861,5 +861,7 @@ int scn_run_cell(const struct scenario *s, unsigned int variant, const char *pro
 		return 0;
 	}
 	check_posted_as(s, ev, &w, cell);
+	wl_evidence_verdicts(ev, &w, wl_evidence_type_name(s->action->type), s->ev_subtype,
+			     &cell->verdict_allow, &cell->verdict_deny);
 	return 0;
 }

@@ -88,8 +88,10 @@ struct scn_cell {
 	char where[160];		/* a block's evidence (evidence.h) */
 	bool explained;			/* false: blocked, but no record says by whom */
 	int watch_err;			/* the errno that refused the watch, or 0 */
-	char misattributed[256];
-	unsigned int posts;		/* watchpol's post records of the event to W */	/* "posted-as": why the posts' t_uid is not the row's */
+	char misattributed[256];	/* "posted-as": why the posts' t_uid is not the row's */
+	unsigned int posts;		/* watchpol's post records of the event to W */
+	/* What watchpol's model said of the event's posts to W, enforced or not. */
+	unsigned int verdict_allow, verdict_deny;
 };
 
 /*

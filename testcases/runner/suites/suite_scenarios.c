@@ -94,15 +94,48 @@ static void show_log_tail(const struct wl_evidence *ev)
 }
 
 /*
- * Run row i under @model and judge it.  @column is the matrix column's
- * model name (the model, or NOCONSUMER_COLUMN for the quiet pass).
+ * The shadow pass's pair of decisions on a cell, as "watchpol:V,smack:V"
+ * (V: allow, deny, none, or mixed when posts differ), into buf.  Smack's
+ * is the outcome: the event arrived (allow), Smack's audit record refused
+ * its post (deny), or it was never posted (none; a row that observes by
+ * reading O or a counter has no post to W).  watchpol's is what its model
+ * said of each post to W, logged but not enforced.  True if the two are
+ * the same.
  */
-static enum wl_result run_cell(size_t i, const char *model, const char *column, bool quiet)
+static bool shadow_pair(const struct scenario *s, const struct scn_cell *c, char *buf,
+			size_t len)
+{
+	const char *smack = "none", *wp = "none";
+
+	if (s->observe != SCN_OBSERVE_WATCH)
+		smack = "none";
+	else if (c->got == SCN_DELIVERED)
+		smack = "allow";
+	else if (c->got == SCN_BLOCKED && !strcmp(c->where, "post:smack"))
+		smack = "deny";
+	if (c->verdict_allow && c->verdict_deny)
+		wp = "mixed";
+	else if (c->verdict_allow)
+		wp = "allow";
+	else if (c->verdict_deny)
+		wp = "deny";
+	snprintf(buf, len, "watchpol:%s,smack:%s", wp, smack);
+	return !strcmp(wp, smack);
+}
+
+/*
+ * Run row i under @model and judge it.  @column is the matrix column's
+ * model name (the model, or NOCONSUMER_COLUMN for the quiet pass, or
+ * SHADOW_COLUMN for the shadow pass, which also pairs the decisions).
+ */
+static enum wl_result run_cell(size_t i, const char *model, const char *column, bool quiet,
+			       bool shadow)
 {
 	static struct wl_evidence ev;
 	const struct row *r = &rows[i];
 	struct scn_cell c;
-	char at[128], want[64];
+	char at[128], want[64], pair[64];
+	bool agree = true;
 
 	if (!nrows) {
 		wl_diag("%s", parse_err[0] ? parse_err : "no scenarios");
@@ -117,6 +150,8 @@ static enum wl_result run_cell(size_t i, const char *model, const char *column, 
 			r->name, c.posts);
 		c.got = SCN_UNSET;
 	}
+	if (shadow)
+		agree = shadow_pair(r->s, &c, pair, sizeof(pair));
 	snprintf(at, sizeof(at), "%s:%u", basename(r->s->file), r->s->line);
 	/* "blocked@post:watchpol" when the row names where; the report checks it. */
 	snprintf(want, sizeof(want), "%s%s%s", c.want == SCN_UNSET ? "-" : scn_result_name(c.want),
@@ -126,7 +161,7 @@ static enum wl_result run_cell(size_t i, const char *model, const char *column, 
 		.expected = want,
 		.observed = c.got == SCN_UNSET ? "error" : scn_result_name(c.got),
 		.evidence = c.explained ? c.where : "unexplained", .at = at,
-		.threat = r->s->threat });
+		.threat = r->s->threat, .shadow = shadow ? pair : NULL });
 	if (c.got == SCN_UNSET) {
 		wl_diag("%s (%s) could not run", r->name, at);
 		return WL_FAIL;
@@ -135,6 +170,9 @@ static enum wl_result run_cell(size_t i, const char *model, const char *column, 
 		wl_diag("%s: blocked without a record of who refused it: %s", r->name, c.where);
 	if (c.misattributed[0])
 		wl_diag("%s: MISATTRIBUTED: %s (%s)", r->name, c.misattributed, at);
+	if (!agree)
+		wl_diag("%s: SHADOW MISMATCH: %s: smackemu's verdict is not Smack's decision (%s)",
+			r->name, pair, at);
 	/* A foreign LSM has no expectations: its cells are what it does. */
 	if (c.want == SCN_UNSET)
 		return c.explained ? WL_PASS : WL_FAIL;
@@ -143,14 +181,15 @@ static enum wl_result run_cell(size_t i, const char *model, const char *column, 
 			c.got == SCN_DELIVERED ? "LEAK" : c.want == SCN_DELIVERED ?
 			"OVER-BLOCK" : "WRONG-OUTCOME", scn_result_name(c.got),
 			scn_result_name(c.want), at);
-	if (c.got != c.want || !c.explained || c.misattributed[0])
+	if (c.got != c.want || !c.explained || c.misattributed[0] || !agree)
 		show_log_tail(&ev);
-	return c.got == c.want && c.explained && !c.misattributed[0] ? WL_PASS : WL_FAIL;
+	return c.got == c.want && c.explained && !c.misattributed[0] && agree ?
+		WL_PASS : WL_FAIL;
 }
 
 static enum wl_result run(size_t i)
 {
-	return run_cell(i, wl_model(), wl_model(), false);
+	return run_cell(i, wl_model(), wl_model(), false, false);
 }
 
 static const struct wl_dynamic scenarios = { count, name, run };
@@ -178,14 +217,14 @@ static int noconsumer_setup(void)
 	return wp_save_policy() && wl_load_model(NOCONSUMER_MODEL) == 0 ? 0 : -1;
 }
 
-static void noconsumer_teardown(void)
+static void restore_policy(void)
 {
 	wp_restore_policy();
 }
 
 static enum wl_result run_noconsumer(size_t i)
 {
-	return run_cell(i, NOCONSUMER_MODEL, NOCONSUMER_COLUMN, true);
+	return run_cell(i, NOCONSUMER_MODEL, NOCONSUMER_COLUMN, true, false);
 }
 
 static const struct wl_dynamic noconsumer = { count, name, run_noconsumer };
@@ -193,4 +232,42 @@ static const struct wl_dynamic noconsumer = { count, name, run_noconsumer };
 WL_SUITE_DEFINE(suite_scenarios_noconsumer, .dynamic = &noconsumer,
 		.applies = noconsumer_applies,
 		.skip_reason = "no watchpol, or the debug kernel (its boot runs closed only)",
-		.setup = noconsumer_setup, .teardown = noconsumer_teardown);
+		.setup = noconsumer_setup, .teardown = restore_policy);
+
+/*
+ * suite_scenarios_smackemu_shadow: every row once more in the smack
+ * profile, with smackemu's policy loaded but not enforced (enforce 0,
+ * policy/watchpol/smackemu-shadow.policy).  Smack alone decides, and
+ * watchpol logs what smackemu would have decided of each post.  Each cell
+ * pairs the two decisions and fails unless they are equal.  The enforcing
+ * smack/smackemu column compares outcomes only, and cannot see watchpol
+ * allow what Smack refuses: Smack, after watchpol in lsm=, refuses it all
+ * the same.  The cells are the column smackemu-shadow; their outcomes are
+ * Smack's own (expected as smack/none's), and the report checks every
+ * pair again.
+ */
+#define SHADOW_POLICY "smackemu-shadow"
+#define SHADOW_COLUMN "smackemu-shadow"
+#define SHADOW_EXPECT "none"
+
+static bool shadow_applies(void)
+{
+	return wl_have_watchpol() && !wl_debug_kernel() && !strcmp(wl_profile(), "smack");
+}
+
+static int shadow_setup(void)
+{
+	return wp_save_policy() && wl_load_model(SHADOW_POLICY) == 0 ? 0 : -1;
+}
+
+static enum wl_result run_shadow(size_t i)
+{
+	return run_cell(i, SHADOW_EXPECT, SHADOW_COLUMN, false, true);
+}
+
+static const struct wl_dynamic shadow = { count, name, run_shadow };
+
+WL_SUITE_DEFINE(suite_scenarios_smackemu_shadow, .dynamic = &shadow,
+		.applies = shadow_applies,
+		.skip_reason = "not the smack profile, no watchpol, or the debug kernel",
+		.setup = shadow_setup, .teardown = restore_policy);
