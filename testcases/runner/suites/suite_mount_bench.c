@@ -28,6 +28,23 @@
  * QEMU then runs the two vCPUs in turn, not at once, so the other CPU's walk
  * cannot see the hold: only the call is measured, with the other CPU idle.
  *
+ * namespace_sem_hold is the same question for namespace_sem: a change made
+ * with it held for writing (here a recursive mount_setattr() of the
+ * propagation, shared then private in turn, over the same BENCH_SUBS + 1
+ * mounts) posts BENCH_SUBS + 1 records to each of the W + 1 watches, and
+ * every statmount(), mountinfo read and mount change in the system waits
+ * for namespace_sem meanwhile.  A reader
+ * thread (CPU 1) sleeps in poll() on the last queue to watch the root, so it
+ * is posted to first; woken by the change's first record, it calls
+ * statmount() at once.  Its wait is the stall: the rest of the posting if
+ * posting holds namespace_sem for writing, next to nothing if not.  The
+ * floor is the same thread's statmount() just before, with no change.
+ * Under icount the reader is woken but does not run until the changer's
+ * turn ends, at its next tick (no high-resolution timers in the lab kernel:
+ * 4M instructions, more than the posting to 1024 watches takes), so it
+ * always finds namespace_sem free: its figure would say nothing, and the
+ * line gives the call's instructions only, as mount_lock_hold does.
+ *
  * It needs two CPUs (the lab boots give it two; with one the stall is not
  * measured).  It runs only when named (`make bench` does): a benchmark has
  * no place in `make test`'s time.
@@ -35,8 +52,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,7 +227,12 @@ static int measure(struct walker *w, const int *q, unsigned int nw, bool walker,
 	return 0;
 }
 
-static int open_queue(void)
+/*
+ * A notification pipe's read end, or -1 (diagnosed).  The write end is
+ * closed unless @wfd asks for it: poll() on a pipe without a writer reports
+ * POLLHUP at once, and the reader of namespace_sem_hold sleeps in poll().
+ */
+static int open_pipe_queue(int *wfd)
 {
 	int fds[2];
 
@@ -216,13 +240,38 @@ static int open_queue(void)
 		wl_diag("pipe2(O_NOTIFICATION_PIPE): %s", strerror(errno));
 		return -1;
 	}
-	close(fds[1]);
 	if (ioctl(fds[0], IOC_WATCH_QUEUE_SET_SIZE, BENCH_QUEUE_SLOTS)) {
 		wl_diag("IOC_WATCH_QUEUE_SET_SIZE: %s", strerror(errno));
 		close(fds[0]);
+		close(fds[1]);
 		return -1;
 	}
+	if (wfd)
+		*wfd = fds[1];
+	else
+		close(fds[1]);
 	return fds[0];
+}
+
+static int open_queue(void)
+{
+	return open_pipe_queue(NULL);
+}
+
+/* A private tmpfs at BENCH_DIR with BENCH_SUBS tmpfs submounts: 0 or -1. */
+static int bench_tree(void)
+{
+	char path[64];
+
+	umount2(BENCH_DIR, MNT_DETACH);
+	if (wl_tmpfs(BENCH_DIR, NULL))
+		return -1;
+	for (int i = 0; i < BENCH_SUBS; i++) {
+		snprintf(path, sizeof(path), BENCH_DIR "/s%d", i);
+		if (wl_tmpfs(path, NULL))
+			return -1;
+	}
+	return 0;
 }
 
 static enum wl_result mount_lock_hold(void)
@@ -244,16 +293,10 @@ static enum wl_result mount_lock_hold(void)
 	unsigned int nq = 0;
 	pthread_t thr;
 	int ret = 0;
-	char path[64];
 
 	WL_EXPECT(!setrlimit(RLIMIT_NOFILE, &rl), "setrlimit(NOFILE, %u): %s",
 		  BENCH_MAX_W + 256, strerror(errno));
-	umount2(BENCH_DIR, MNT_DETACH);
-	WL_EXPECT(wl_tmpfs(BENCH_DIR, NULL) == 0, "mount %s", BENCH_DIR);
-	for (int i = 0; i < BENCH_SUBS; i++) {
-		snprintf(path, sizeof(path), BENCH_DIR "/s%d", i);
-		WL_EXPECT(wl_tmpfs(path, NULL) == 0, "mount %s", path);
-	}
+	WL_EXPECT(!bench_tree(), "the tree of mounts");
 	WL_EXPECT(!wl_mkdir(BENCH_DIR "/s0/x"), "mkdir");
 	pin(0);
 	if (walker)
@@ -292,8 +335,197 @@ static enum wl_result mount_lock_hold(void)
 	return WL_PASS;
 }
 
+/* The reader of namespace_sem_hold, and what it measured in each round. */
+struct sem_reader {
+	sem_t go, done;
+	int fd;			/* the queue it sleeps on; -1 tells it to stop */
+	int wfd;		/* its write end, kept open for poll() */
+	uint64_t mnt_id;	/* BENCH_DIR's mount */
+	uint64_t floor, stall;
+	int err;		/* errno of a failed poll() or statmount() */
+};
+
+static int stat_root(uint64_t mnt_id)
+{
+	struct mnt_id_req req = {
+		.size = MNT_ID_REQ_SIZE_VER0,
+		.mnt_id = mnt_id,
+		.param = STATMOUNT_SB_BASIC,
+	};
+	struct statmount sm;
+
+	return syscall(__NR_statmount, &req, &sm, sizeof(sm), 0);
+}
+
+/*
+ * One round: time a statmount() with nothing going on (the floor), sleep
+ * until the change's first record arrives, then time a statmount() again.
+ */
+static void *sem_read(void *arg)
+{
+	struct sem_reader *r = arg;
+
+	pin(1);
+	for (;;) {
+		struct pollfd pfd;
+		uint64_t t0;
+
+		sem_wait(&r->go);
+		if (r->fd < 0)
+			return NULL;
+		pfd = (struct pollfd){ .fd = r->fd, .events = POLLIN };
+		t0 = __rdtsc();
+		if (stat_root(r->mnt_id))
+			r->err = errno;
+		r->floor = __rdtsc() - t0;
+		if (poll(&pfd, 1, 10000) != 1 || pfd.revents != POLLIN)
+			r->err = r->err ?: errno ?: ETIMEDOUT;
+		t0 = __rdtsc();
+		if (stat_root(r->mnt_id))
+			r->err = r->err ?: errno;
+		r->stall = __rdtsc() - t0;
+		sem_post(&r->done);
+	}
+}
+
+/* One W: the rounds, then the BENCH line.  0, or -1 (diagnosed). */
+static int measure_sem(struct sem_reader *rd, const int *q, unsigned int nw, bool icount)
+{
+	uint64_t call[BENCH_ROUNDS], stall[BENCH_ROUNDS], floor[BENCH_ROUNDS];
+	unsigned int rounds = wl_debug_kernel() ? 5 : BENCH_ROUNDS;
+	uint64_t c0 = wl_now_ns(), k0 = __rdtsc();
+	const char *clock = icount ? "icount" : "wall", *unit = icount ? "insn" : "us";
+	double us;
+
+	for (unsigned int r = 0; r < rounds; r++) {
+		uint64_t t0;
+
+		struct mount_attr attr = {
+			.propagation = r & 1 ? MS_PRIVATE : MS_SHARED,
+		};
+
+		drain(q, nw);
+		drain(&rd->fd, 1);
+		sem_post(&rd->go);
+		/* Idle, so that the reader takes its floor and sleeps in poll(). */
+		usleep(2000);
+		t0 = __rdtsc();
+		if (syscall(SYS_mount_setattr, AT_FDCWD, BENCH_DIR, AT_RECURSIVE, &attr,
+			    sizeof(attr))) {
+			wl_diag("mount_setattr(%s, AT_RECURSIVE, %s): %s", BENCH_DIR,
+				r & 1 ? "MS_PRIVATE" : "MS_SHARED", strerror(errno));
+			return -1;
+		}
+		call[r] = __rdtsc() - t0;
+		sem_wait(&rd->done);
+		if (rd->err) {
+			wl_diag("the reader: %s", strerror(rd->err));
+			return -1;
+		}
+		stall[r] = rd->stall;
+		floor[r] = rd->floor;
+		drain(q, nw);
+		drain(&rd->fd, 1);
+	}
+	us = icount ? 1.0 : (double)(wl_now_ns() - c0) / 1e3 / (double)(__rdtsc() - k0);
+	qsort(call, rounds, sizeof(call[0]), cmp_u64);
+	qsort(stall, rounds, sizeof(stall[0]), cmp_u64);
+	qsort(floor, rounds, sizeof(floor[0]), cmp_u64);
+	if (icount) {
+		wl_diag("BENCH namespace_sem watches=%u mounts=%u rounds=%u clock=icount stall_insn=n/a (icount) setattr_insn=%.1f setattr_p25=%.1f setattr_p75=%.1f setattr_min=%.1f setattr_max=%.1f",
+			nw + 1, BENCH_SUBS + 1, rounds, pct(call, rounds, 50, us),
+			pct(call, rounds, 25, us), pct(call, rounds, 75, us),
+			pct(call, rounds, 0, us), pct(call, rounds, 100, us));
+		return 0;
+	}
+	wl_diag("BENCH namespace_sem watches=%u mounts=%u rounds=%u clock=%s stall_%s=%.1f stall_p25=%.1f stall_p75=%.1f stall_min=%.1f stall_max=%.1f floor_%s=%.1f setattr_%s=%.1f setattr_p25=%.1f setattr_p75=%.1f setattr_min=%.1f setattr_max=%.1f",
+		nw + 1, BENCH_SUBS + 1, rounds, clock, unit, pct(stall, rounds, 50, us),
+		pct(stall, rounds, 25, us), pct(stall, rounds, 75, us),
+		pct(stall, rounds, 0, us), pct(stall, rounds, 100, us),
+		unit, pct(floor, rounds, 50, us), unit, pct(call, rounds, 50, us),
+		pct(call, rounds, 25, us), pct(call, rounds, 75, us),
+		pct(call, rounds, 0, us), pct(call, rounds, 100, us));
+	return 0;
+}
+
+/*
+ * W watches on BENCH_DIR, then the reader's queue, set last so that it is
+ * first on the mount's watch list and first to be posted to.
+ */
+static int sem_watches(int *q, unsigned int *nq, unsigned int w, struct sem_reader *rd)
+{
+	while (*nq < w) {
+		q[*nq] = open_queue();
+		if (q[*nq] < 0)
+			return -1;
+		if (wl_watch_mount(AT_FDCWD, BENCH_DIR, 0, q[*nq], 0)) {
+			wl_diag("watch_mount(%s) #%u: %s", BENCH_DIR, *nq, strerror(errno));
+			close(q[*nq]);
+			return -1;
+		}
+		(*nq)++;
+	}
+	if (rd->fd >= 0) {
+		close(rd->fd);
+		close(rd->wfd);
+	}
+	rd->fd = open_pipe_queue(&rd->wfd);
+	if (rd->fd < 0)
+		return -1;
+	if (wl_watch_mount(AT_FDCWD, BENCH_DIR, 0, rd->fd, 0)) {
+		wl_diag("watch_mount(%s) for the reader: %s", BENCH_DIR, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static enum wl_result namespace_sem_hold(void)
+{
+	static int q[BENCH_MAX_W];
+	struct rlimit rl = { BENCH_MAX_W + 256, BENCH_MAX_W + 256 };
+	char v[16];
+	bool icount = wl_cmdline("watchlab.clock", v, sizeof(v)) && !strcmp(v, "icount");
+	struct sem_reader rd = { .fd = -1 };
+	unsigned int nq = 0;
+	pthread_t thr;
+	int ret = 0;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		wl_diag("BENCH namespace_sem n/a: one CPU, no reader beside the change");
+		return WL_PASS;
+	}
+	WL_EXPECT(!setrlimit(RLIMIT_NOFILE, &rl), "setrlimit(NOFILE, %u): %s",
+		  BENCH_MAX_W + 256, strerror(errno));
+	WL_EXPECT(!bench_tree(), "the tree of mounts");
+	rd.mnt_id = wl_mnt_id(BENCH_DIR, true);
+	WL_EXPECT(rd.mnt_id, "the mount ID of %s", BENCH_DIR);
+	WL_EXPECT(!sem_init(&rd.go, 0, 0) && !sem_init(&rd.done, 0, 0), "sem_init");
+	pin(0);
+	WL_EXPECT(!pthread_create(&thr, NULL, sem_read, &rd), "pthread_create");
+
+	/* The reader's watch is the W + 1st: W = 0, 63, 1023 others. */
+	for (size_t i = 0; i < WL_ARRAY_SIZE(bench_watches) && !ret; i++) {
+		ret = sem_watches(q, &nq, bench_watches[i] - 1, &rd);
+		if (!ret)
+			ret = measure_sem(&rd, q, nq, icount);
+	}
+	if (rd.fd >= 0) {
+		close(rd.fd);
+		close(rd.wfd);
+	}
+	rd.fd = -1;
+	sem_post(&rd.go);
+	pthread_join(thr, NULL);
+	for (unsigned int i = 0; i < nq; i++)
+		close(q[i]);
+	umount2(BENCH_DIR, MNT_DETACH);
+	WL_EXPECT(ret == 0, "the benchmark failed (above)");
+	return WL_PASS;
+}
+
 static const struct wl_test tests[] = {
 	{ "mount_lock_hold", mount_lock_hold },
+	{ "namespace_sem_hold", namespace_sem_hold },
 };
 
 /* Only when named: `make bench` boots with watchlab.suites=suite_mount_bench. */
