@@ -153,13 +153,17 @@ static enum wl_result new_readonly_unmount(void)
 		.want_aux = true, .changed_unique = child_uid,
 	};
 	WL_EXPECT(expect_mnt(fd, "mount", &ev) == 0, "NEW_MOUNT");
-	/* (mount(MS_PRIVATE) on the new mount reports nothing.) */
+	/* wl_tmpfs() makes it private: a propagation change (0027). */
+	ev.subtype = NOTIFY_MOUNT_SETATTR;
+	ev.noflags = NOTIFY_MOUNT_IS_RECURSIVE;
+	ev.aux = 0;		/* attribute events name no other mount */
+	WL_EXPECT(expect_mnt(fd, "mount(MS_PRIVATE)", &ev) == 0, "SETATTR");
 
 	WL_EXPECT(mount(NULL, BASE "/a", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) == 0,
 		  "bind remount ro: %s", strerror(errno));
 	ev.subtype = NOTIFY_MOUNT_READONLY;
 	ev.flags = NOTIFY_MOUNT_IN_SUBTREE | NOTIFY_MOUNT_IS_NOW_RO;
-	ev.aux = 0;		/* attribute events name no other mount */
+	ev.noflags = NOTIFY_MOUNT_IS_SUBMOUNT;
 	WL_EXPECT(expect_mnt(fd, "remount ro", &ev) == 0, "READONLY (ro)");
 
 	WL_EXPECT(mount(NULL, BASE "/a", NULL, MS_REMOUNT | MS_BIND, NULL) == 0,
@@ -408,6 +412,64 @@ static enum wl_result pivot_root_moves(void)
 	WL_EXPECT(pid > 0, "fork");
 	WL_EXPECT(wl_reap(pid, "the pivot_root child") == 0,
 		  "pivot_root's records or counters (above)");
+	return WL_PASS;
+}
+
+/*
+ * A propagation change made through mount(2) (MS_SHARED, MS_PRIVATE, with or
+ * without MS_REC) is reported as mount_setattr() reports one: SETATTR for
+ * each mount changed, IS_RECURSIVE with MS_REC, and each mount's counter
+ * moves, so that a watcher that lost the records and re-reads the counters
+ * knows to re-read its propagation.  Without kernel-patches 0027 it posts
+ * and counts nothing.
+ */
+static enum wl_result propagation_records(void)
+{
+	struct wl_mount_counts c0, c1;
+	unsigned long long p_uniq;
+	unsigned int p_id, q_id;
+	int fd;
+
+	WL_EXPECT(wl_tmpfs(BASE "/p", NULL) == 0, "mount %s/p", BASE);
+	WL_EXPECT(wl_tmpfs(BASE "/p/q", NULL) == 0, "mount %s/p/q", BASE);
+	p_id = wl_mnt_id(BASE "/p", false);
+	q_id = wl_mnt_id(BASE "/p/q", false);
+	p_uniq = wl_mnt_id(BASE "/p", true);
+	WL_EXPECT(p_id && q_id && p_uniq, "mount IDs");
+	fd = wl_vfs_queue_open(16);
+	WL_EXPECT(fd >= 0, "notification pipe");
+	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE "/p", 0, fd, 3) == 0,
+		  "watch_mount(%s/p): %s", BASE, strerror(errno));
+	WL_EXPECT(wl_mount_counts(p_uniq, &c0) == 0, "statmount counters: %s",
+		  strerror(errno));
+
+	WL_EXPECT(mount(NULL, BASE "/p", NULL, MS_SHARED, NULL) == 0,
+		  "mount(MS_SHARED): %s", strerror(errno));
+	struct mnt_ev ev = {
+		.subtype = NOTIFY_MOUNT_SETATTR, .watch_id = 3,
+		.noflags = NOTIFY_MOUNT_IN_SUBTREE | NOTIFY_MOUNT_IS_RECURSIVE,
+		.triggered_on = p_id, .changed = p_id,
+	};
+	WL_EXPECT(expect_mnt(fd, "MS_SHARED", &ev) == 0, "SETATTR for p");
+	WL_EXPECT(expect_nothing(fd, "MS_SHARED") == 0, "no further records");
+
+	WL_EXPECT(mount(NULL, BASE "/p", NULL, MS_REC | MS_PRIVATE, NULL) == 0,
+		  "mount(MS_REC | MS_PRIVATE): %s", strerror(errno));
+	ev.flags = NOTIFY_MOUNT_IS_RECURSIVE;
+	ev.noflags = NOTIFY_MOUNT_IN_SUBTREE;
+	WL_EXPECT(expect_mnt(fd, "MS_REC | MS_PRIVATE, p", &ev) == 0, "SETATTR for p");
+	ev.flags = NOTIFY_MOUNT_IS_RECURSIVE | NOTIFY_MOUNT_IN_SUBTREE;
+	ev.noflags = 0;
+	ev.changed = q_id;
+	WL_EXPECT(expect_mnt(fd, "MS_REC | MS_PRIVATE, q", &ev) == 0, "SETATTR for q");
+	WL_EXPECT(expect_nothing(fd, "MS_REC | MS_PRIVATE") == 0, "no further records");
+
+	WL_EXPECT(wl_mount_counts(p_uniq, &c1) == 0, "statmount counters: %s",
+		  strerror(errno));
+	WL_EXPECT(c1.mnt_count - c0.mnt_count == 2,
+		  "two propagation changes moved p's counter by %llu, want 2",
+		  (unsigned long long)(c1.mnt_count - c0.mnt_count));
+	wl_wq_close(fd);
 	return WL_PASS;
 }
 
@@ -737,6 +799,7 @@ static const struct wl_test tests[] = {
 	{ "remount_records", remount_records },
 	{ "move_events", move_events },
 	{ "pivot_root_moves", pivot_root_moves },
+	{ "propagation_records", propagation_records },
 	{ "expiry_event", expiry_event },
 	{ "subtree_selection", subtree_selection },
 	{ "subtype_filter", subtype_filter },

@@ -312,7 +312,8 @@ static enum wl_result mount_new_unmount(void)
 	static struct sample s;
 
 	WL_EXPECT(sample_start(&s, args) == 0, "watch_test -m");
-	WL_EXPECT(wl_tmpfs(SDIR "/a", NULL) == 0, "mount %s/a", SDIR);
+	/* Private below the private SDIR: no MS_PRIVATE, which posts SETATTR. */
+	WL_EXPECT(wl_tmpfs_here(SDIR "/a", NULL) == 0, "mount %s/a", SDIR);
 	child = wl_mnt_id(SDIR "/a", false);
 	uchild = wl_mnt_id(SDIR "/a", true);
 	WL_EXPECT(umount(SDIR "/a") == 0, "umount %s/a: %s", SDIR, strerror(errno));
