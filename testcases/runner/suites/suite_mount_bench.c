@@ -142,6 +142,38 @@ static double pct(uint64_t *v, unsigned int n, unsigned int p, double us_per_tic
 	return v[(n - 1) * p / 100] * us_per_tick;
 }
 
+/* A benchmark's rounds: the call, the stall and the floor of each. */
+struct rounds {
+	uint64_t call[BENCH_ROUNDS], stall[BENCH_ROUNDS], floor[BENCH_ROUNDS];
+	unsigned int n;
+	uint64_t ns0, tsc0;
+};
+
+/* Start the clocks; the number of rounds (5 in the debug kernel). */
+static unsigned int rounds_start(struct rounds *rs)
+{
+	rs->n = wl_debug_kernel() ? 5 : BENCH_ROUNDS;
+	rs->ns0 = wl_now_ns();
+	rs->tsc0 = __rdtsc();
+	return rs->n;
+}
+
+/*
+ * Sort each figure for pct(); microseconds per TSC tick over the run, or 1
+ * under QEMU's -icount shift=0 (watchlab.clock=icount), where the TSC counts
+ * the guest's instructions, both CPUs': the figures are then instructions.
+ */
+static double rounds_sort(struct rounds *rs, bool icount)
+{
+	double us = icount ? 1.0 : (double)(wl_now_ns() - rs->ns0) / 1e3 /
+				   (double)(__rdtsc() - rs->tsc0);
+
+	qsort(rs->call, rs->n, sizeof(rs->call[0]), cmp_u64);
+	qsort(rs->stall, rs->n, sizeof(rs->stall[0]), cmp_u64);
+	qsort(rs->floor, rs->n, sizeof(rs->floor[0]), cmp_u64);
+	return us;
+}
+
 static void drain(const int *q, unsigned int n)
 {
 	char buf[4096];
@@ -166,9 +198,9 @@ static int setattr_toggle(unsigned int round)
 /* One W: the rounds, then the BENCH line.  0, or -1 (diagnosed). */
 static int measure(struct walker *w, const int *q, unsigned int nw, bool walker, bool icount)
 {
-	uint64_t call[BENCH_ROUNDS], stall[BENCH_ROUNDS], floor[BENCH_ROUNDS];
-	unsigned int rounds = wl_debug_kernel() ? 5 : BENCH_ROUNDS;
-	uint64_t c0 = wl_now_ns(), k0 = __rdtsc();
+	struct rounds rs;
+	uint64_t *call = rs.call, *stall = rs.stall, *floor = rs.floor;
+	unsigned int rounds = rounds_start(&rs);
 	const char *clock = icount ? "icount" : "wall", *unit = icount ? "insn" : "us";
 	double us;
 
@@ -200,17 +232,7 @@ static int measure(struct walker *w, const int *q, unsigned int nw, bool walker,
 		stall[r] = atomic_load(&w->worst[r + 1]);
 		drain(q, nw);
 	}
-	/*
-	 * Under QEMU's -icount shift=0 (watchlab.clock=icount) the TSC counts
-	 * the guest's instructions, both CPUs': the figures are instructions.
-	 */
-	if (icount)
-		us = 1.0;
-	else
-		us = (double)(wl_now_ns() - c0) / 1e3 / (double)(__rdtsc() - k0);
-	qsort(call, rounds, sizeof(call[0]), cmp_u64);
-	qsort(stall, rounds, sizeof(stall[0]), cmp_u64);
-	qsort(floor, rounds, sizeof(floor[0]), cmp_u64);
+	us = rounds_sort(&rs, icount);
 	if (walker)
 		wl_diag("BENCH mount_lock watches=%u mounts=%u rounds=%u clock=%s stall_%s=%.1f stall_p25=%.1f stall_p75=%.1f stall_min=%.1f stall_max=%.1f floor_%s=%.1f setattr_%s=%.1f setattr_p25=%.1f setattr_p75=%.1f setattr_min=%.1f setattr_max=%.1f",
 			nw, BENCH_SUBS + 1, rounds, clock, unit, pct(stall, rounds, 50, us),
@@ -258,11 +280,44 @@ static int open_queue(void)
 	return open_pipe_queue(NULL);
 }
 
-/* A private tmpfs at BENCH_DIR with BENCH_SUBS tmpfs submounts: 0 or -1. */
-static int bench_tree(void)
+/* Booted by `make bench` under QEMU's icount (watchlab.clock=icount)? */
+static bool clock_is_icount(void)
 {
+	char v[16];
+
+	return wl_cmdline("watchlab.clock", v, sizeof(v)) && !strcmp(v, "icount");
+}
+
+/* Open queues watching BENCH_DIR until there are @w of them in @q. */
+static int add_watches(int *q, unsigned int *nq, unsigned int w)
+{
+	while (*nq < w) {
+		q[*nq] = open_queue();
+		if (q[*nq] < 0)
+			return -1;
+		if (wl_watch_mount(AT_FDCWD, BENCH_DIR, 0, q[*nq], 0)) {
+			wl_diag("watch_mount(%s) #%u: %s", BENCH_DIR, *nq, strerror(errno));
+			close(q[*nq]);
+			return -1;
+		}
+		(*nq)++;
+	}
+	return 0;
+}
+
+/*
+ * Room for BENCH_MAX_W queues, and a private tmpfs at BENCH_DIR with
+ * BENCH_SUBS tmpfs submounts: 0 or -1 (diagnosed).
+ */
+static int bench_setup(void)
+{
+	struct rlimit rl = { BENCH_MAX_W + 256, BENCH_MAX_W + 256 };
 	char path[64];
 
+	if (setrlimit(RLIMIT_NOFILE, &rl)) {
+		wl_diag("setrlimit(NOFILE, %u): %s", BENCH_MAX_W + 256, strerror(errno));
+		return -1;
+	}
 	umount2(BENCH_DIR, MNT_DETACH);
 	if (wl_tmpfs(BENCH_DIR, NULL))
 		return -1;
@@ -277,9 +332,7 @@ static int bench_tree(void)
 static enum wl_result mount_lock_hold(void)
 {
 	static int q[BENCH_MAX_W];
-	struct rlimit rl = { BENCH_MAX_W + 256, BENCH_MAX_W + 256 };
-	char v[16];
-	bool icount = wl_cmdline("watchlab.clock", v, sizeof(v)) && !strcmp(v, "icount");
+	bool icount = clock_is_icount();
 	/*
 	 * Under icount QEMU runs the vCPUs in turn, in slices that end at the
 	 * next timer (up to a tick, millions of instructions), never at once:
@@ -294,9 +347,7 @@ static enum wl_result mount_lock_hold(void)
 	pthread_t thr;
 	int ret = 0;
 
-	WL_EXPECT(!setrlimit(RLIMIT_NOFILE, &rl), "setrlimit(NOFILE, %u): %s",
-		  BENCH_MAX_W + 256, strerror(errno));
-	WL_EXPECT(!bench_tree(), "the tree of mounts");
+	WL_EXPECT(!bench_setup(), "the tree of mounts");
 	WL_EXPECT(!wl_mkdir(BENCH_DIR "/s0/x"), "mkdir");
 	pin(0);
 	if (walker)
@@ -307,20 +358,7 @@ static enum wl_result mount_lock_hold(void)
 		wl_diag("one CPU: the stall is not measured, only the call");
 
 	for (size_t i = 0; i < WL_ARRAY_SIZE(bench_watches) && !ret; i++) {
-		while (nq < bench_watches[i]) {
-			q[nq] = open_queue();
-			if (q[nq] < 0) {
-				ret = -1;
-				break;
-			}
-			if (wl_watch_mount(AT_FDCWD, BENCH_DIR, 0, q[nq], 0)) {
-				wl_diag("watch_mount(%s) #%u: %s", BENCH_DIR, nq, strerror(errno));
-				close(q[nq]);
-				ret = -1;
-				break;
-			}
-			nq++;
-		}
+		ret = add_watches(q, &nq, bench_watches[i]);
 		if (!ret)
 			ret = measure(&w, q, nq, walker, icount);
 	}
@@ -391,18 +429,17 @@ static void *sem_read(void *arg)
 /* One W: the rounds, then the BENCH line.  0, or -1 (diagnosed). */
 static int measure_sem(struct sem_reader *rd, const int *q, unsigned int nw, bool icount)
 {
-	uint64_t call[BENCH_ROUNDS], stall[BENCH_ROUNDS], floor[BENCH_ROUNDS];
-	unsigned int rounds = wl_debug_kernel() ? 5 : BENCH_ROUNDS;
-	uint64_t c0 = wl_now_ns(), k0 = __rdtsc();
+	struct rounds rs;
+	uint64_t *call = rs.call, *stall = rs.stall, *floor = rs.floor;
+	unsigned int rounds = rounds_start(&rs);
 	const char *clock = icount ? "icount" : "wall", *unit = icount ? "insn" : "us";
 	double us;
 
 	for (unsigned int r = 0; r < rounds; r++) {
-		uint64_t t0;
-
 		struct mount_attr attr = {
 			.propagation = r & 1 ? MS_PRIVATE : MS_SHARED,
 		};
+		uint64_t t0;
 
 		drain(q, nw);
 		drain(&rd->fd, 1);
@@ -427,10 +464,7 @@ static int measure_sem(struct sem_reader *rd, const int *q, unsigned int nw, boo
 		drain(q, nw);
 		drain(&rd->fd, 1);
 	}
-	us = icount ? 1.0 : (double)(wl_now_ns() - c0) / 1e3 / (double)(__rdtsc() - k0);
-	qsort(call, rounds, sizeof(call[0]), cmp_u64);
-	qsort(stall, rounds, sizeof(stall[0]), cmp_u64);
-	qsort(floor, rounds, sizeof(floor[0]), cmp_u64);
+	us = rounds_sort(&rs, icount);
 	if (icount) {
 		wl_diag("BENCH namespace_sem watches=%u mounts=%u rounds=%u clock=icount stall_insn=n/a (icount) setattr_insn=%.1f setattr_p25=%.1f setattr_p75=%.1f setattr_min=%.1f setattr_max=%.1f",
 			nw + 1, BENCH_SUBS + 1, rounds, pct(call, rounds, 50, us),
@@ -454,17 +488,8 @@ static int measure_sem(struct sem_reader *rd, const int *q, unsigned int nw, boo
  */
 static int sem_watches(int *q, unsigned int *nq, unsigned int w, struct sem_reader *rd)
 {
-	while (*nq < w) {
-		q[*nq] = open_queue();
-		if (q[*nq] < 0)
-			return -1;
-		if (wl_watch_mount(AT_FDCWD, BENCH_DIR, 0, q[*nq], 0)) {
-			wl_diag("watch_mount(%s) #%u: %s", BENCH_DIR, *nq, strerror(errno));
-			close(q[*nq]);
-			return -1;
-		}
-		(*nq)++;
-	}
+	if (add_watches(q, nq, w))
+		return -1;
 	if (rd->fd >= 0) {
 		close(rd->fd);
 		close(rd->wfd);
@@ -482,9 +507,7 @@ static int sem_watches(int *q, unsigned int *nq, unsigned int w, struct sem_read
 static enum wl_result namespace_sem_hold(void)
 {
 	static int q[BENCH_MAX_W];
-	struct rlimit rl = { BENCH_MAX_W + 256, BENCH_MAX_W + 256 };
-	char v[16];
-	bool icount = wl_cmdline("watchlab.clock", v, sizeof(v)) && !strcmp(v, "icount");
+	bool icount = clock_is_icount();
 	struct sem_reader rd = { .fd = -1 };
 	unsigned int nq = 0;
 	pthread_t thr;
@@ -494,9 +517,7 @@ static enum wl_result namespace_sem_hold(void)
 		wl_diag("BENCH namespace_sem n/a: one CPU, no reader beside the change");
 		return WL_PASS;
 	}
-	WL_EXPECT(!setrlimit(RLIMIT_NOFILE, &rl), "setrlimit(NOFILE, %u): %s",
-		  BENCH_MAX_W + 256, strerror(errno));
-	WL_EXPECT(!bench_tree(), "the tree of mounts");
+	WL_EXPECT(!bench_setup(), "the tree of mounts");
 	rd.mnt_id = wl_mnt_id(BENCH_DIR, true);
 	WL_EXPECT(rd.mnt_id, "the mount ID of %s", BENCH_DIR);
 	WL_EXPECT(!sem_init(&rd.go, 0, 0) && !sem_init(&rd.done, 0, 0), "sem_init");
