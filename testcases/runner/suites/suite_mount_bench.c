@@ -159,19 +159,36 @@ static unsigned int rounds_start(struct rounds *rs)
 }
 
 /*
- * Sort each figure for pct(); microseconds per TSC tick over the run, or 1
- * under QEMU's -icount shift=0 (watchlab.clock=icount), where the TSC counts
- * the guest's instructions, both CPUs': the figures are then instructions.
+ * Sort the figures and print the BENCH line of @lock with @nw watches: the
+ * stall's and the floor's, unless @no_stall says why there are none, and
+ * the call's.  Microseconds from the TSC over the run, or, under QEMU's
+ * -icount shift=0 (watchlab.clock=icount), where the TSC counts the guest's
+ * instructions, both CPUs', instructions.
  */
-static double rounds_sort(struct rounds *rs, bool icount)
+static void rounds_report(struct rounds *rs, const char *lock, unsigned int nw, bool icount,
+			  const char *no_stall)
 {
 	double us = icount ? 1.0 : (double)(wl_now_ns() - rs->ns0) / 1e3 /
 				   (double)(__rdtsc() - rs->tsc0);
+	const char *unit = icount ? "insn" : "us";
+	unsigned int n = rs->n;
+	char stall[256];
 
-	qsort(rs->call, rs->n, sizeof(rs->call[0]), cmp_u64);
-	qsort(rs->stall, rs->n, sizeof(rs->stall[0]), cmp_u64);
-	qsort(rs->floor, rs->n, sizeof(rs->floor[0]), cmp_u64);
-	return us;
+	qsort(rs->call, n, sizeof(rs->call[0]), cmp_u64);
+	qsort(rs->stall, n, sizeof(rs->stall[0]), cmp_u64);
+	qsort(rs->floor, n, sizeof(rs->floor[0]), cmp_u64);
+	if (no_stall)
+		snprintf(stall, sizeof(stall), "stall_%s=n/a (%s)", unit, no_stall);
+	else
+		snprintf(stall, sizeof(stall),
+			 "stall_%s=%.1f stall_p25=%.1f stall_p75=%.1f stall_min=%.1f stall_max=%.1f floor_%s=%.1f",
+			 unit, pct(rs->stall, n, 50, us), pct(rs->stall, n, 25, us),
+			 pct(rs->stall, n, 75, us), pct(rs->stall, n, 0, us),
+			 pct(rs->stall, n, 100, us), unit, pct(rs->floor, n, 50, us));
+	wl_diag("BENCH %s watches=%u mounts=%u rounds=%u clock=%s %s setattr_%s=%.1f setattr_p25=%.1f setattr_p75=%.1f setattr_min=%.1f setattr_max=%.1f",
+		lock, nw, BENCH_SUBS + 1, n, icount ? "icount" : "wall", stall, unit,
+		pct(rs->call, n, 50, us), pct(rs->call, n, 25, us), pct(rs->call, n, 75, us),
+		pct(rs->call, n, 0, us), pct(rs->call, n, 100, us));
 }
 
 static void drain(const int *q, unsigned int n)
@@ -201,8 +218,6 @@ static int measure(struct walker *w, const int *q, unsigned int nw, bool walker,
 	struct rounds rs;
 	uint64_t *call = rs.call, *stall = rs.stall, *floor = rs.floor;
 	unsigned int rounds = rounds_start(&rs);
-	const char *clock = icount ? "icount" : "wall", *unit = icount ? "insn" : "us";
-	double us;
 
 	for (unsigned int r = 0; r < rounds; r++) {
 		uint64_t t0, d;
@@ -232,20 +247,8 @@ static int measure(struct walker *w, const int *q, unsigned int nw, bool walker,
 		stall[r] = atomic_load(&w->worst[r + 1]);
 		drain(q, nw);
 	}
-	us = rounds_sort(&rs, icount);
-	if (walker)
-		wl_diag("BENCH mount_lock watches=%u mounts=%u rounds=%u clock=%s stall_%s=%.1f stall_p25=%.1f stall_p75=%.1f stall_min=%.1f stall_max=%.1f floor_%s=%.1f setattr_%s=%.1f setattr_p25=%.1f setattr_p75=%.1f setattr_min=%.1f setattr_max=%.1f",
-			nw, BENCH_SUBS + 1, rounds, clock, unit, pct(stall, rounds, 50, us),
-			pct(stall, rounds, 25, us), pct(stall, rounds, 75, us),
-			pct(stall, rounds, 0, us), pct(stall, rounds, 100, us),
-			unit, pct(floor, rounds, 50, us), unit, pct(call, rounds, 50, us),
-			pct(call, rounds, 25, us), pct(call, rounds, 75, us),
-			pct(call, rounds, 0, us), pct(call, rounds, 100, us));
-	else
-		wl_diag("BENCH mount_lock watches=%u mounts=%u rounds=%u clock=%s stall_%s=n/a (%s) setattr_%s=%.1f setattr_p25=%.1f setattr_p75=%.1f setattr_min=%.1f setattr_max=%.1f",
-			nw, BENCH_SUBS + 1, rounds, clock, unit, icount ? "icount" : "one CPU", unit, pct(call, rounds, 50, us),
-			pct(call, rounds, 25, us), pct(call, rounds, 75, us),
-			pct(call, rounds, 0, us), pct(call, rounds, 100, us));
+	rounds_report(&rs, "mount_lock", nw, icount,
+		      walker ? NULL : icount ? "icount" : "one CPU");
 	return 0;
 }
 
@@ -329,6 +332,14 @@ static int bench_setup(void)
 	return 0;
 }
 
+/* Undo bench_setup() and close the @nq queues of @q. */
+static void bench_teardown(const int *q, unsigned int nq)
+{
+	for (unsigned int i = 0; i < nq; i++)
+		close(q[i]);
+	umount2(BENCH_DIR, MNT_DETACH);
+}
+
 static enum wl_result mount_lock_hold(void)
 {
 	static int q[BENCH_MAX_W];
@@ -366,9 +377,7 @@ static enum wl_result mount_lock_hold(void)
 		atomic_store(&w.stop, 1);
 		pthread_join(thr, NULL);
 	}
-	for (unsigned int i = 0; i < nq; i++)
-		close(q[i]);
-	umount2(BENCH_DIR, MNT_DETACH);
+	bench_teardown(q, nq);
 	WL_EXPECT(ret == 0, "the benchmark failed (above)");
 	return WL_PASS;
 }
@@ -432,8 +441,6 @@ static int measure_sem(struct sem_reader *rd, const int *q, unsigned int nw, boo
 	struct rounds rs;
 	uint64_t *call = rs.call, *stall = rs.stall, *floor = rs.floor;
 	unsigned int rounds = rounds_start(&rs);
-	const char *clock = icount ? "icount" : "wall", *unit = icount ? "insn" : "us";
-	double us;
 
 	for (unsigned int r = 0; r < rounds; r++) {
 		struct mount_attr attr = {
@@ -464,21 +471,7 @@ static int measure_sem(struct sem_reader *rd, const int *q, unsigned int nw, boo
 		drain(q, nw);
 		drain(&rd->fd, 1);
 	}
-	us = rounds_sort(&rs, icount);
-	if (icount) {
-		wl_diag("BENCH namespace_sem watches=%u mounts=%u rounds=%u clock=icount stall_insn=n/a (icount) setattr_insn=%.1f setattr_p25=%.1f setattr_p75=%.1f setattr_min=%.1f setattr_max=%.1f",
-			nw + 1, BENCH_SUBS + 1, rounds, pct(call, rounds, 50, us),
-			pct(call, rounds, 25, us), pct(call, rounds, 75, us),
-			pct(call, rounds, 0, us), pct(call, rounds, 100, us));
-		return 0;
-	}
-	wl_diag("BENCH namespace_sem watches=%u mounts=%u rounds=%u clock=%s stall_%s=%.1f stall_p25=%.1f stall_p75=%.1f stall_min=%.1f stall_max=%.1f floor_%s=%.1f setattr_%s=%.1f setattr_p25=%.1f setattr_p75=%.1f setattr_min=%.1f setattr_max=%.1f",
-		nw + 1, BENCH_SUBS + 1, rounds, clock, unit, pct(stall, rounds, 50, us),
-		pct(stall, rounds, 25, us), pct(stall, rounds, 75, us),
-		pct(stall, rounds, 0, us), pct(stall, rounds, 100, us),
-		unit, pct(floor, rounds, 50, us), unit, pct(call, rounds, 50, us),
-		pct(call, rounds, 25, us), pct(call, rounds, 75, us),
-		pct(call, rounds, 0, us), pct(call, rounds, 100, us));
+	rounds_report(&rs, "namespace_sem", nw + 1, icount, icount ? "icount" : NULL);
 	return 0;
 }
 
@@ -537,9 +530,7 @@ static enum wl_result namespace_sem_hold(void)
 	rd.fd = -1;
 	sem_post(&rd.go);
 	pthread_join(thr, NULL);
-	for (unsigned int i = 0; i < nq; i++)
-		close(q[i]);
-	umount2(BENCH_DIR, MNT_DETACH);
+	bench_teardown(q, nq);
 	WL_EXPECT(ret == 0, "the benchmark failed (above)");
 	return WL_PASS;
 }

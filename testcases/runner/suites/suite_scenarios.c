@@ -107,11 +107,10 @@ static bool shadow_pair(const struct scenario *s, const struct scn_cell *c, char
 {
 	const char *smack = "none", *wp = "none";
 
-	if (s->observe != SCN_OBSERVE_WATCH)
-		smack = "none";
-	else if (c->got == SCN_DELIVERED)
+	if (s->observe == SCN_OBSERVE_WATCH && c->got == SCN_DELIVERED)
 		smack = "allow";
-	else if (c->got == SCN_BLOCKED && !strcmp(c->where, "post:smack"))
+	else if (s->observe == SCN_OBSERVE_WATCH && c->got == SCN_BLOCKED &&
+		 !strcmp(c->where, "post:smack"))
 		smack = "deny";
 	if (c->verdict_allow && c->verdict_deny)
 		wp = "mixed";
