@@ -109,6 +109,9 @@ help:
 	@echo "  make series-check"
 	@echo "                  git am the patch series onto pristine 6.12, build it patch by patch"
 	@echo "                  and run checkpatch --strict on every patch (not part of make test)"
+	@echo "  make series-export AUTHOR='Full Name <address>'"
+	@echo "                  the series as it would be mailed upstream: AUTHOR's From: and"
+	@echo "                  Signed-off-by, watchpol's sources in its patch, a cover letter"
 	@echo "  make kernel     build only the lab kernel (kernel-debug: the debug kernel)"
 	@echo "  make guest      build only the initramfs"
 	@echo "  make clean      remove results and guest programs (keeps the kernel builds)"
@@ -163,7 +166,7 @@ $(GUEST)/wlrun: $(RUNNER_SRC) $(RUNNER_HDR) $(LISTS_H) $(UAPI)/.stamp
 	@echo "watchlab: building the in-guest runner"
 	@gcc $(GUEST_CFLAGS) $(RUNNER_INC) -o $@ $(RUNNER_SRC) $(GUEST_LIBS)
 
-# The kernel's watch_queue kselftest (kernel-patches 0013), from the patched
+# The kernel's watch_queue kselftest (kernel-patches 0012), from the patched
 # tree; the runner's suite_kselftest runs it in every boot.
 KSELFTEST := $(GUEST)/watch_queue_test
 $(KSELFTEST): $(TREE_KEY) $(UAPI)/.stamp
@@ -173,7 +176,7 @@ $(KSELFTEST): $(TREE_KEY) $(UAPI)/.stamp
 		$(B)/linux/tools/testing/selftests/watch_queue/watch_queue_test.c
 
 # The kernel's sample program (samples/watch_queue/watch_test.c, extended by
-# kernel-patches 0025), from the patched tree; suite_sample runs it in every
+# kernel-patches 0023), from the patched tree; suite_sample runs it in every
 # boot and checks what it prints.
 SAMPLE := $(GUEST)/watch_test
 $(SAMPLE): $(TREE_KEY) $(UAPI)/.stamp
@@ -307,6 +310,13 @@ mutants: kernel guest
 .PHONY: series-check
 series-check:
 	@harness/series-check.sh
+
+# Not part of make test: the series as it would be mailed upstream, with
+# AUTHOR in From: and Signed-off-by, watchpol's sources in its patch and a
+# cover letter, in build/series-export/ (harness/series-export.sh).
+.PHONY: series-export
+series-export:
+	@AUTHOR="$(AUTHOR)" harness/series-export.sh
 
 clean:
 	rm -rf $(TOP)/results $(GUEST) $(INITRD) $(INITRD).list $(B)/selinux

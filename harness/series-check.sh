@@ -15,12 +15,16 @@
 #     touches and that the lab kernel builds.  Each header a patch changes
 #     is so compiled by every C file of the series that uses it, but not by
 #     the rest of the kernel: a full build after every patch would rebuild
-#     most of the tree several times over (0001 and 0005 change
-#     linux/fs.h, 0002 linux/security.h), about an hour on two cores.
+#     most of the tree several times over (0002 and 0006 change
+#     linux/fs.h, 0003 linux/security.h), about an hour on two cores.
 #     lsm/ is grafted in as security/watchpol/ right after the patch that
 #     makes the kernel build it, as kernel-tree.sh grafts it after all.
 #  3. The whole series: the lab kernel's own full build (make kernel).
 #  4. checkpatch --strict on every patch: the number of ERRORs.
+#  5. The upstream export (harness/series-export.sh) with a test identity:
+#     it must apply, differ from the lab's tree only in watchpol's Kconfig
+#     `source` line, name no placeholder, and pass checkpatch --strict with
+#     no ERROR, watchpol's sources included.
 # Compiler warnings in the series' files count as failures in step 2.
 # Not part of make test.  Exits 1 if any step failed.
 set -eu -o pipefail
@@ -168,6 +172,36 @@ for p in "${patches[@]}"; do
 done
 echo "  checkpatch --strict: $errors ERROR(s) in ${#patches[@]} patches"
 [ "$errors" = 0 ] || fail=1
+
+# 5. The upstream export.
+say "5. the upstream export (make series-export), author A. U. Thor <author@example.org>"
+export_dir=$work/export
+if EXPORT_TEST=1 EXPORT_DIR=$export_dir BUILD=$work AUTHOR='A. U. Thor <author@example.org>' \
+	"$top/harness/series-export.sh" >>"$log" 2>&1; then
+	# The export's tree against step 2's (the series and the graft, no
+	# LSM_PATCHES): only the Kconfig line may differ.
+	exp_tree=$work/series-export.git
+	diffs=$(cd "$exp_tree" && git ls-files | while read -r f; do
+		cmp -s "$f" "$tree/$f" || echo "$f"
+	done)
+	if [ "$diffs" != "security/Kconfig" ]; then
+		echo "  export differs from the lab's tree in: $(echo "$diffs" | tr '\n' ' ')"
+		fail=1
+	fi
+	errors=0
+	for p in "$export_dir"/0*.patch; do
+		[ "${p##*/}" != 0000-cover-letter.patch ] || continue
+		out=$(cd "$build/linux" && ./scripts/checkpatch.pl --strict --terse --no-summary "$p" 2>&1) || true
+		n=$(grep -c ': ERROR:' <<<"$out" || true)
+		[ "$n" = 0 ] || echo "  checkpatch: $n ERROR(s) in export ${p##*/}"
+		errors=$((errors + n))
+	done
+	echo "  export: $(find "$export_dir" -name '0*.patch' | wc -l) files, checkpatch --strict: $errors ERROR(s)"
+	[ "$errors" = 0 ] || fail=1
+else
+	echo "  export FAILED (see ${log#"$top"/})"
+	fail=1
+fi
 
 if [ "$fail" = 0 ]; then
 	say "every patch applies with git am and builds on the ones before it"

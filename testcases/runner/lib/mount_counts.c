@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mount_counts.c - listmount() and statmount() for the notification
- * counters (kernel-patches 0024).  glibc 2.36 wraps neither call.
+ * counters (kernel-patches 0022).  glibc 2.36 wraps neither call.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include "mount_counts.h"
 
 #if !defined(STATMOUNT_MNT_NOTIFY_COUNT) || !defined(STATMOUNT_SB_NOTIFY_COUNT)
-#error "build against the patched kernel's UAPI headers (kernel-patches 0024)"
+#error "build against the patched kernel's UAPI headers (kernel-patches 0022)"
 #endif
 
 #define WL_COUNT_MASK (STATMOUNT_MNT_NOTIFY_COUNT | STATMOUNT_SB_NOTIFY_COUNT)

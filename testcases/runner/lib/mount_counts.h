@@ -20,7 +20,7 @@ struct wl_mount_counts {
 	uint64_t sb_count;	/* superblock notifications about its superblock */
 	/*
 	 * Which counters came back: the kernel returns one only to a caller
-	 * the LSMs would let watch what it counts (kernel-patches 0024).
+	 * the LSMs would let watch what it counts (kernel-patches 0022).
 	 */
 	bool have_mnt, have_sb;
 };

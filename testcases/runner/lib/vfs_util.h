@@ -21,7 +21,7 @@
 #if !defined(__NR_watch_mount) || !defined(__NR_watch_sb)
 #error "build against the patched kernel's UAPI headers (make guest)"
 #endif
-/* The __fput() creds switch (kernel-patches 0001): 1 on, 0 off. */
+/* The __fput() creds switch (kernel-patches 0002): 1 on, 0 off. */
 #define WL_FPUT_SYSCTL "/proc/sys/fs/fput_creds"
 
 #ifndef STATX_MNT_ID

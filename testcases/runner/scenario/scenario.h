@@ -115,7 +115,7 @@ struct scenario {
 	 * payload) before and after the action instead of watching it, the
 	 * channel through the object itself, the control for a notification
 	 * row.  SCN_OBSERVE_COUNT: W reads O's notification counter with
-	 * statmount() (kernel-patches 0024) before and after, the channel the
+	 * statmount() (kernel-patches 0022) before and after, the channel the
 	 * recovery counters open beside the notifications.
 	 */
 	enum scn_observe observe;

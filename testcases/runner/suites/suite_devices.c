@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * suite_devices.c - the global device watch list (wl_watch_devices(),
- * kernel-patches 0006) and its sources: block I/O errors (0007) from a
- * null_blk disk with configfs badblocks, and USB events (0008) from QEMU's
+ * kernel-patches 0007) and its sources: block I/O errors (0008) from a
+ * null_blk disk with configfs badblocks, and USB events (0009) from QEMU's
  * xHCI controller and USB keyboard, all triggered from inside the guest:
  * port disable through sysfs and a hub rescan (device remove/add), USBDEVFS_RESET
  * (reset), a control request the device stalls (error), and unbinding and

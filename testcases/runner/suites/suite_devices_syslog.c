@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * suite_devices_syslog.c - watch_devices() follows the kernel log's rule
- * (kernel-patches 0006; issue 31, M3).
+ * (kernel-patches 0007; issue 31, M3).
  *
  * Device records say what the kernel log says about devices: a disk's
  * failing sectors, a USB device's name and errors.  With

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * suite_fput.c - the fs.fput_creds switch (kernel-patches 0001) and whose
+ * suite_fput.c - the fs.fput_creds switch (kernel-patches 0002) and whose
  * creds the UNMOUNT posted by the last fput() of an fsmount() fd carries.
  */
 #define _GNU_SOURCE

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * suite_kselftest.c - the kernel's own watch_queue kselftest
- * (tools/testing/selftests/watch_queue/, kernel-patches 0013), built from
+ * (tools/testing/selftests/watch_queue/, kernel-patches 0012), built from
  * the patched tree and packed as /bin/watch_queue_test.  It runs once, when
  * the suite is counted; each of its results becomes one test of this suite,
  * with the kselftest's diagnostics, so they reach the KTAP and JUnit like

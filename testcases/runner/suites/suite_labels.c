@@ -607,9 +607,9 @@ static enum wl_result smack_every_label_writes_object(void)
 /*
  * A rule naming a Smack label nobody has used yet maps to no secid
  * (unresolved_rules counts it).  Once the label is imported (here by a
- * Smack rule naming it), Smack tells the LSM chain (kernel-patches/0014)
+ * Smack rule naming it), Smack tells the LSM chain (kernel-patches/0017)
  * and watchpol resolves the rule, without the policy being written again.
- * Without 0014, or without watchpol following LSM_POLICY_CHANGE, the rule
+ * Without 0017, or without watchpol following LSM_POLICY_CHANGE, the rule
  * stays unresolved.
  */
 static enum wl_result smack_late_label_starts_matching(void)
@@ -653,7 +653,7 @@ WL_SUITE_IF(suite_labels_smack, smack_tests, smack_profile, "not the smack profi
 /*
  * ---- SELinux's and Smack's own rulings on setting a watch ----
  *
- * kernel-patches 0018 and 0019, with watchpol at model none so that only the
+ * kernel-patches 0015 and 0016, with watchpol at model none so that only the
  * major LSM decides.  W, T and B (process_labels order) each set a watch as
  * uid 1000 with no capabilities and must get what the lab's policy gives:
  *
@@ -908,7 +908,7 @@ static enum wl_result smack_watch_devices_by_party(void)
 
 /*
  * Smack's post_notification judges the task that set the watch (kernel-
- * patches 0015), not the queue's creator: a child opens the queue as B,
+ * patches 0013), not the queue's creator: a child opens the queue as B,
  * becomes W and sets the watch; T, who may write to W (wlT wlW w) and not
  * to B, updates the key.  The record must arrive.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * suite_mount.c - mount notifications (watch_mount(), kernel-patches 0004):
+ * suite_mount.c - mount notifications (watch_mount(), kernel-patches 0005):
  * every subtype with its fields, subtree selection, subtype and info
  * filters, removal (explicit, by unmount, by closing the queue) and the
  * errno of every bad argument.
@@ -153,7 +153,7 @@ static enum wl_result new_readonly_unmount(void)
 		.want_aux = true, .changed_unique = child_uid,
 	};
 	WL_EXPECT(expect_mnt(fd, "mount", &ev) == 0, "NEW_MOUNT");
-	/* wl_tmpfs() makes it private: a propagation change (0027). */
+	/* wl_tmpfs() makes it private: a propagation change (0025). */
 	ev.subtype = NOTIFY_MOUNT_SETATTR;
 	ev.noflags = NOTIFY_MOUNT_IS_RECURSIVE;
 	ev.aux = 0;		/* attribute events name no other mount */
@@ -325,7 +325,7 @@ static enum wl_result move_events(void)
 }
 
 /*
- * pivot_root() as two moves (kernel-patches 0026), in a mount namespace of
+ * pivot_root() as two moves (kernel-patches 0024), in a mount namespace of
  * the child's own: a tmpfs A (BASE/a) is made the root with chroot(), and
  * a tmpfs N mounted on A/new becomes the new root, A going to N's old/.  A
  * watch on A's root gets MOVE_FROM for N (in its subtree) and for A
@@ -420,7 +420,7 @@ static enum wl_result pivot_root_moves(void)
  * without MS_REC) is reported as mount_setattr() reports one: SETATTR for
  * each mount changed, IS_RECURSIVE with MS_REC, and each mount's counter
  * moves, so that a watcher that lost the records and re-reads the counters
- * knows to re-read its propagation.  Without kernel-patches 0027 it posts
+ * knows to re-read its propagation.  Without kernel-patches 0025 it posts
  * and counts nothing.
  */
 static enum wl_result propagation_records(void)

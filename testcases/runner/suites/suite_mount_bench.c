@@ -7,7 +7,7 @@
  * RCU path walk in the system spins in path_init() until it is released.
  * The 2019 series posted its mount notifications under it: the LSM hook,
  * is_subdir() and the wake-up for every watch, for every mount changed and
- * every ancestor watched.  kernel-patches 0017 collects the notifications
+ * every ancestor watched.  kernel-patches 0005 collects the notifications
  * under the lock and posts them after it.
  *
  * The measurement is what the lock does to others: one thread (CPU 1)

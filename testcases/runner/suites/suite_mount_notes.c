@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * suite_mount_notes.c - the notes a mount change holds until it posts them
- * (kernel-patches 0017; issue 31, H1 and M1): how many, and in what order
+ * (kernel-patches 0005; issue 31, H1 and M1): how many, and in what order
  * their records arrive.
  *
  * A change collects one note per (changed mount, watched mount on its

@@ -5,7 +5,7 @@
  * posts them (issue 26, H1).
  *
  * The re-check asks the key again at every post whether W may View it
- * (kernel-patches 0016): key_task_permission() with W's creds, which calls
+ * (kernel-patches 0014): key_task_permission() with W's creds, which calls
  * Smack's key_permission hook.  That hook decided the CAP_MAC_OVERRIDE
  * override on current - the poster - so an update made by root still
  * reached a W whose read rule was gone.  Here root (the key's possessor,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * suite_recovery.c - recovering from lost records with the notification
- * counters (kernel-patches 0024), end to end, on both transports.
+ * counters (kernel-patches 0022), end to end, on both transports.
  *
  * A watcher snapshots every mount's counters (listmount + statmount),
  * watches a tree of tmpfs mounts and stops reading.  A flood fills its

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * suite_ring.c - /dev/watch_queue, the mmap'able notification ring
- * (kernel-patches 0003): the record layout, wrapping with a skip record,
+ * (kernel-patches 0004): the record layout, wrapping with a skip record,
  * the overrun flag, poll, filters, the errno of every bad argument, the
  * queue's lifecycle, hostile values in the shared meta slots, and the cost
  * of the ring against the pipe.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * suite_sample.c - the kernel's own sample program,
- * samples/watch_queue/watch_test.c (extended by kernel-patches 0025), built
+ * samples/watch_queue/watch_test.c (extended by kernel-patches 0023), built
  * from the patched tree and packed as /bin/watch_test.  Each test runs it
  * with the options of one kind of watch (-r in suite_sample_ring), waits
  * for its "watching" line, raises the events and checks the lines it

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * suite_sb.c - superblock notifications (watch_sb(), kernel-patches 0004):
+ * suite_sb.c - superblock notifications (watch_sb(), kernel-patches 0006):
  * read-only toggles, EDQUOT from tmpfs quotas, ext4 errors, removal when
  * the superblock dies or on request, and the errno of every bad argument.
  */

@@ -6,7 +6,7 @@
  * In a user namespace of its own, any user can make Smack import a label:
  * fsconfig(FSCONFIG_SET_STRING, "smackfsdef", NAME) on a new tmpfs context
  * imports NAME before any privilege check (smack_add_opt()).  Each first
- * import is announced to the LSM chain (kernel-patches 0014).  Taken as a
+ * import is announced to the LSM chain (kernel-patches 0017).  Taken as a
  * policy change, each would make watchpol parse and resolve its whole
  * policy again (up to 256 KiB of text, under its policy mutex) and forget
  * the CAP_KILL answers it keeps: a storm on demand.  A Smack label, once

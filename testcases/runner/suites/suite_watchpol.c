@@ -696,7 +696,7 @@ static enum wl_result stats_label_part(void)
  * The kernel is the kernel: a mount dissolved by unix GC is posted from a
  * kworker, which runs on its own copy of init_cred.  kernel_events must
  * decide it, with the fput-creds switch on and off; judged as uid 0 (the
- * kworker's creds without kernel-patches/0009) it passes on CAP_KILL.
+ * kworker's creds without kernel-patches/0010) it passes on CAP_KILL.
  */
 static enum wl_result kernel_events_govern_kworker_posts(void)
 {
@@ -1116,7 +1116,7 @@ static enum wl_result per_type_model_applies(void)
 
 /*
  * With no consumer attached (watchpol/log closed), watchpol's post hook is
- * called only while the policy checks posts (kernel-patches 0020), and an
+ * called only while the policy checks posts (kernel-patches 0018), and an
  * allowed post is answered by post_allowed() alone.  Under strict the
  * cross-user posts are refused and counted as refused; under none, with
  * the hook off, they are delivered and nothing is refused; strict again

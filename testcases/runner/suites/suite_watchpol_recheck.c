@@ -3,7 +3,7 @@
  * suite_watchpol_recheck - what "recheck on" costs, measured on one key.
  *
  * With recheck on, watchpol asks the key again at every post whether W may
- * View it (kernel-patches/0016), without possession: the post path cannot
+ * View it (kernel-patches/0014), without possession: the post path cannot
  * search W's keyrings.  A watcher whose View comes only from possessing
  * the key (permissions 0x3f000000, possessor only) sets its watch, since
  * KEYCTL_WATCH_KEY counts possession, and then loses every record of its
