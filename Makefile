@@ -30,8 +30,12 @@ export BUILD := $(B)
 PROFILES := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' images/profiles | cut -d' ' -f1)
 PROFILE ?= plain
 # The debug kernel (KASAN, lockdep, kmemleak) boots the plain profile in
-# `make test`; images/debug.config leaves out the other profiles' LSMs.
+# `make test`, every suite, and the smack profile, the suites where Smack's
+# hooks, the series' Smack patches and audit run (the scenarios under none
+# and closed: testcases/runner/core/main.c, model_runs()).
 DEBUG_PROFILE := plain
+LABELLED_DEBUG_PROFILE := smack
+LABELLED_DEBUG_SUITES := suite_boot,suite_labels_smack,suite_native_smack,suite_recheck_smack,suite_smack_imports,suite_fput_smack,suite_scenarios,suite_kmemleak
 KVM ?= 0
 BOOT_TIMEOUT ?= 300
 DEBUG_BOOT_TIMEOUT ?= 1800
@@ -211,7 +215,8 @@ results-dir:
 # Boots run side by side (harness/boot-all.sh), the longest first.
 LAB_BOOT_SPECS := $(foreach p,$(PROFILES),$(LAB_OBJ):$(p):$(p):$(BOOT_TIMEOUT)) \
 	$(LAB_OBJ):byo:byo-$(LSM):$(BOOT_TIMEOUT)
-DEBUG_BOOT_SPEC := $(DEBUG_OBJ):$(DEBUG_PROFILE):$(DEBUG_PROFILE)-debug:$(DEBUG_BOOT_TIMEOUT):debug
+DEBUG_BOOT_SPEC := $(DEBUG_OBJ):$(DEBUG_PROFILE):$(DEBUG_PROFILE)-debug:$(DEBUG_BOOT_TIMEOUT):debug \
+	$(DEBUG_OBJ):$(LABELLED_DEBUG_PROFILE):$(LABELLED_DEBUG_PROFILE)-debug:$(DEBUG_BOOT_TIMEOUT):debug:watchlab.suites=$(LABELLED_DEBUG_SUITES)
 # A short boot with an unusual start (testcases/runner/suites/suite_early.c):
 # a bad watchpol.model=, and a watchpol policy written before SELinux's.
 EARLY_BOOT_SPEC := $(LAB_OBJ):selinux:selinux-early:$(BOOT_TIMEOUT)::watchpol.model=bogus+watchlab.early=1+watchlab.suites=suite_early
@@ -251,7 +256,8 @@ mutant-check: kernel guest | results-dir
 		$(MUTANT_CHECK) >$(R)/mutants.log
 
 report-test: boot-test host-tests mutant-check
-	@$(call report,$(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 host:host:ktap mutants:mutants:ktap \
+	@$(call report,$(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 \
+		$(LABELLED_DEBUG_PROFILE)-debug:$(LABELLED_DEBUG_PROFILE):0 host:host:ktap mutants:mutants:ktap \
 		$(TOP)/SECURITY.md:security:doc)
 
 # Two steps at a time: the guest, the SELinux policy and the host suites

@@ -28,11 +28,11 @@ else
 	args="lsm=$lsm watchlab.profile=$profile watchlab.lsm=$expect"
 fi
 [ -z "$debug" ] || args="$args watchlab.debug=1"
-# KUnit tests the kernel, not the profile: it runs in the plain boot of the
-# lab kernel and in the debug kernel's boot; the other boots of the plain
-# boot's bzImage would repeat the same cases (report.py checks each boot
-# that ran them against the tree's list).
-[ -n "$debug" ] || [ "$profile" = plain ] || args="$args kunit.enable=0"
+# KUnit tests the kernel, not the profile: it runs in the plain boot of
+# each kernel (plain, plain-debug); the other boots of the same bzImage
+# would repeat the same cases (report.py checks each boot that ran them
+# against the tree's list).
+[ "$profile" = plain ] || args="$args kunit.enable=0"
 [ -z "$extra" ] || args="$args ${extra//+/ }"
 # SUITES="a b": run only those runner suites (for iterating on one suite).
 [ -z "${SUITES:-}" ] || args="$args watchlab.suites=$(echo "$SUITES" | tr ' ' ',')"
