@@ -25,7 +25,9 @@
  * Only 6.12's fair server (50 ms of each second for SCHED_OTHER tasks on a
  * CPU real-time tasks hold) can let the kworker in during a burst; a burst
  * that lost nothing so proves nothing and is made again, up to
- * BURST_ATTEMPTS times.
+ * BURST_ATTEMPTS times; in the debug kernel, where the burst is slow enough to
+ * straddle a slice every time on a loaded host, bursts that all lost
+ * nothing are a SKIP, and the lab boot's verdict stands.
  * Once the work item has posted the burst (the pipe's LOSS has been read),
  * one more failure is raised.  Each watcher - a ring and a pipe, both
  * large enough for every record - must get fewer records than were raised
@@ -263,6 +265,16 @@ static enum wl_result lost_records_flagged(void)
 	wl_nullb_destroy();
 	if (r == 0)
 		wl_diag("no burst of %d attempts outran the deferral list", BURST_ATTEMPTS);
+	/*
+	 * In the debug kernel a burst lasts seconds, and the fair server lets
+	 * the kworker drain the list in every attempt on a loaded host (seen
+	 * 2026-12-06).  Switching the fair server off does not help: the read
+	 * then never completes, its completions waiting for ksoftirqd.  There
+	 * an attempt that lost nothing is a SKIP, not a pass: the lab boot
+	 * must still show the loss flagged.
+	 */
+	if (r == 0 && wl_debug_kernel())
+		return WL_SKIP;
 	return r == 1 ? WL_PASS : WL_FAIL;
 }
 
