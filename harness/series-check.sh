@@ -40,11 +40,9 @@ log=$work/series-check.log
 say() { echo "watchlab: series-check: $*"; }
 
 [ -f "$tarball" ] || { echo "watchlab: $tarball missing (apt-get install linux-source-6.12)" >&2; exit 1; }
-patches=()
-while read -r p; do
-	[ -f "$top/kernel-patches/$p" ] || { echo "watchlab: series names $p, which does not exist" >&2; exit 1; }
-	patches+=("$top/kernel-patches/$p")
-done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/kernel-patches/series")
+# shellcheck source=harness/series-lib.sh
+. "$top/harness/series-lib.sh"
+series_patches
 
 # The lab kernel first: its objects say which files the lab builds, and
 # its build is step 3.
@@ -58,28 +56,12 @@ mkdir -p "$tree" "$obj"
 say "extracting pristine linux-source-6.12 into ${tree#"$top"/}"
 tar -C "$tree" --strip-components=1 -xf "$tarball"
 
-# Files a patch touches, as paths in the tree.
-touched() {
-	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' "$1" | sort -u
-}
-
 fail=0
 
 # 1. git am onto the pristine copies of the touched files.
 say "1. git am of ${#patches[@]} patches onto pristine 6.12"
 am=$work/am
-mkdir -p "$am"
-for p in "${patches[@]}"; do
-	touched "$p"
-done | sort -u | while read -r f; do
-	if [ -f "$tree/$f" ]; then
-		mkdir -p "$am/$(dirname "$f")"
-		cp -p "$tree/$f" "$am/$f"
-	fi
-done
-git -C "$am" init -q
-git -C "$am" add -A
-git -C "$am" -c user.name=watchlab -c user.email=watchlab@localhost commit -q -m "pristine 6.12"
+pristine_repo "$am" "$tree"
 for p in "${patches[@]}"; do
 	if git -C "$am" -c user.name=watchlab -c user.email=watchlab@localhost am -q "$p" >>"$log" 2>&1; then
 		echo "  git am ok      ${p##*/}"
@@ -176,7 +158,7 @@ echo "  checkpatch --strict: $errors ERROR(s) in ${#patches[@]} patches"
 # 5. The upstream export.
 say "5. the upstream export (make series-export), author A. U. Thor <author@example.org>"
 export_dir=$work/export
-if EXPORT_TEST=1 EXPORT_DIR=$export_dir BUILD=$work AUTHOR='A. U. Thor <author@example.org>' \
+if EXPORT_TEST=1 EXPORT_DIR=$export_dir BUILD=$work PRISTINE_REPO=$am AUTHOR='A. U. Thor <author@example.org>' \
 	"$top/harness/series-export.sh" >>"$log" 2>&1; then
 	# The export's tree against step 2's (the series and the graft, no
 	# LSM_PATCHES): only the Kconfig line may differ.

@@ -18,7 +18,8 @@
 #    a plain `source`.
 #
 # It `git am`s kernel-patches/series onto the pristine 6.12 copies of the
-# files the series touches, amends the watchpol commit, re-applies the
+# files the series touches (harness/series-lib.sh; PRISTINE_REPO names such
+# a repository already made, tagged "pristine"), amends the watchpol commit, re-applies the
 # rest, and runs `git format-patch --cover-letter` with the text of
 # kernel-patches/cover-letter.txt.  Nothing is sent.
 #
@@ -58,31 +59,33 @@ check_author "$author"
 [ -f "$tarball" ] || die "$tarball missing (apt-get install linux-source-6.12)"
 [ -f "$top/kernel-patches/cover-letter.txt" ] || die "kernel-patches/cover-letter.txt missing"
 
-patches=()
-while read -r p; do
-	[ -f "$top/kernel-patches/$p" ] || die "series names $p, which does not exist"
-	patches+=("$top/kernel-patches/$p")
-done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/kernel-patches/series")
+# shellcheck source=harness/series-lib.sh
+. "$top/harness/series-lib.sh"
+series_patches
 
 grep -l '^Subject: \[PATCH\] security: Add the watchpol LSM$' "${patches[@]}" >/dev/null ||
 	die "no patch named 'security: Add the watchpol LSM' in the series"
 
-rm -rf "$work" "$out"
-mkdir -p "$work" "$out"
-say "pristine copies of the files the series touches"
-sed -n 's|^diff --git a/\([^ ]*\) b/.*$|linux-source-6.12/\1|p' "${patches[@]}" | sort -u >"$work.files"
-# Files the series creates are not in the tarball: tar names them and
-# exits 2, which is expected here.
-tar -C "$work" --strip-components=1 -xf "$tarball" --wildcards -T "$work.files" 2>/dev/null || true
-rm -f "$work.files"
+rm -rf "$work" "$out" "$work.src"
+mkdir -p "$out"
+if [ -n "${PRISTINE_REPO:-}" ]; then
+	# series-check's step 1 made one already.
+	git clone -q "$PRISTINE_REPO" "$work"
+	git -C "$work" checkout -q pristine
+else
+	say "pristine copies of the files the series touches"
+	mkdir -p "$work.src"
+	# Files the series creates are not in the tarball: tar names them and
+	# exits 2, which is expected here.
+	touched "${patches[@]}" | sed 's|^|linux-source-6.12/|' |
+		tar -C "$work.src" --strip-components=1 -xf "$tarball" --wildcards -T - 2>/dev/null || true
+	pristine_repo "$work" "$work.src"
+	rm -rf "$work.src"
+fi
 
 email=${author##*<}
 email=${email%>}
 g() { git -C "$work" -c user.name="${author% <*}" -c user.email="$email" "$@"; }
-g init -q
-g add -A
-g commit -q -m "pristine 6.12"
-g tag pristine
 
 say "git am of ${#patches[@]} patches, watchpol's sources in their patch"
 for p in "${patches[@]}"; do
