@@ -35,7 +35,7 @@ PROFILE ?= plain
 # and closed: testcases/runner/core/main.c, model_runs()).
 DEBUG_PROFILE := plain
 LABELLED_DEBUG_PROFILE := smack
-LABELLED_DEBUG_SUITES := suite_boot,suite_labels_smack,suite_native_smack,suite_recheck_smack,suite_smack_imports,suite_fput_smack,suite_scenarios,suite_kmemleak
+LABELLED_DEBUG_SUITES := suite_boot,suite_labels_smack,suite_native_smack,suite_recheck_smack,suite_smack_imports,suite_fput_smack,suite_scenarios,suite_properties,suite_kmemleak
 KVM ?= 0
 BOOT_TIMEOUT ?= 300
 DEBUG_BOOT_TIMEOUT ?= 1800

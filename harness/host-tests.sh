@@ -184,6 +184,16 @@ malformed watch_via_what 8 "${good/action  update/action  update
 	watch-via owner}"
 malformed no_threat 1 "${good/threat  use/}"
 malformed unknown_threat 9 "${good/threat  use/threat  usefulness}"
+# A property row: one expectation for every cell, not-posted or refused by the kernel.
+malformed property_empty 10 "${good/threat  use/threat  use
+	property}"
+malformed property_delivered 1 "${good/threat  use/threat  use
+	property the kernel posts it}"
+malformed property_watchpol 1 "${good/expect  \* delivered/expect  * blocked@watch:watchpol
+	property the kernel refuses it}"
+malformed property_two_expects 1 "${good/expect  \* delivered/expect  * not-posted
+	expect  strict not-posted
+	property the kernel never posts it}"
 if out=$("$lint" "$bad/none.scn" 2>&1); then
 	result 0 "missing_file" "accepted a missing file"
 else

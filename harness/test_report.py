@@ -406,6 +406,14 @@ class SecurityMd(unittest.TestCase):
             self.assertIn("row gone: b", node.children[0].diags)
             self.assertTrue(report.doc_checks(doc, self.OLD).ok)
 
+    def test_a_row_moved_to_the_kernel_properties_reads_by_its_columns(self):
+        new = self.OLD.replace("| [b](x.scn#L9) | delivered | delivered |\n", "") + (
+            "\n| scenario | threat | plain | smack |\n|---|---|---|---|\n"
+            "| [b](x.scn#L9) | use | delivered | delivered |\n")
+        self.assertEqual(report.matrix_changes(self.OLD, new), [
+            "row moved to a table with other columns: b (threat use, plain delivered, "
+            "smack delivered)"])
+
 
 class Replayed(unittest.TestCase):
     def test_junit_marks_a_replayed_boots_results(self):
@@ -456,7 +464,13 @@ class Sources(unittest.TestCase):
             self.assertFalse(node.ok)
             self.assertIn("suite_b (testcases/runner/suites/suite_a.c) is in no boot's manifest: "
                           "compiled out, or never registered", diags)
-            self.assertIn("scenario s2 (x.scn:3) has no row in suite_scenarios's manifest", diags)
+            self.assertIn("scenario s2 (x.scn:3) has no row in suite_scenarios's or "
+                          "suite_properties's manifest", diags)
+            # A property row is listed by suite_properties instead.
+            man = self.manifest(("suite_a", ["t"]), ("suite_b", ["t"]),
+                                ("suite_scenarios@none", ["s1"]), ("suite_properties", ["s2"]))
+            node = report.source_checks([man], [], top=top, only={"suite_scenarios"})
+            self.assertTrue(node.ok, [c.diags for c in node.children])
             self.assertIn("plain: KUnit k: c2 did not report", diags)
             self.assertIn("plain: KUnit k: c3 is no case of the tree's", diags)
             # The plain boot must run KUnit; the selinux boot need not.
@@ -465,6 +479,42 @@ class Sources(unittest.TestCase):
             diags = [d for c in node.children for d in c.diags]
             self.assertIn("plain: KUnit k did not report", diags)
             self.assertNotIn("selinux: KUnit k did not report", diags)
+
+
+class KernelProperties(unittest.TestCase):
+    """Rows that state a kernel property: an XFAIL counts as a pass and is
+    named apart; the matrix shows them in a table of their own."""
+
+    def test_xfail_passes_and_is_not_a_skip(self):
+        log = ("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: suite_properties\n"
+               "    1..2\n    ok 1 a # XFAIL the kernel refuses it first\n"
+               "    not ok 2 b\nok 1 suite_properties\n")
+        nodes = report.parse_ktap(log.splitlines(), "t")
+        got = {p: (leaf.ok, leaf.xfail, leaf.skipped) for n in nodes for p, leaf in n.leaves()}
+        self.assertEqual(got["suite_properties.a"], (True, True, False))
+        self.assertEqual(got["suite_properties.b"], (False, False, False))
+        out = []
+        report.emit_ktap(nodes[0], 1, 0, out)
+        self.assertIn("    ok 1 a # XFAIL the kernel refuses it first", out)
+
+    def test_property_rows_have_a_table_of_their_own(self):
+        lines = ["# MATRIX scenario=m model=none expected=delivered observed=delivered "
+                 "threat=use at=keys.scn:1",
+                 "# MATRIX scenario=k model=property expected=blocked@watch:kernel "
+                 "observed=blocked evidence=watch:kernel threat=observation at=keys.scn:9"]
+        cells = report.matrix_cells(lines, "plain") + report.matrix_cells(lines[1:], "smack")
+        md = report.matrix_markdown(cells)
+        self.assertIn("**Kernel properties** (1 rows", md)
+        self.assertIn("| scenario | threat | plain | smack |", md)
+        self.assertIn("| [k](testcases/scenarios/keys.scn#L9) | observation | blocked@watch:kernel | "
+                      "blocked@watch:kernel |", md)
+        self.assertNotIn("plain/property", md)
+        # A property row the kernel no longer decides is marked, as any cell.
+        cells[1]["observed"], cells[1]["evidence"], cells[1]["pass"] = \
+            "blocked", "watch:watchpol", True
+        node, _ = report.refuser_checks(cells, observe=lambda c: None)
+        self.assertFalse(node.ok)
+        self.assertIn("WRONG REFUSER", report.matrix_markdown(cells))
 
 
 class RuntimeSkip(unittest.TestCase):

@@ -41,6 +41,14 @@ static enum wl_result call_test(const struct wl_suite *s, size_t i)
 	return s->dynamic ? s->dynamic->run(i) : s->tests[i].fn();
 }
 
+static const char *xfail_reason(const struct wl_suite *s, size_t i)
+{
+	const char *why = s->dynamic && s->dynamic->xfail_reason ?
+			  s->dynamic->xfail_reason(i) : NULL;
+
+	return why && why[0] ? why : "see the diagnostics above";
+}
+
 /* This run's variant: what its suite name gets, and what its tests see. */
 struct wl_variant {
 	char suffix[24];	/* "", "_ring", "@watcher" */
@@ -67,7 +75,7 @@ static int test_child(const struct wl_suite *s, size_t i)
 	}
 	if (s->teardown)
 		s->teardown();
-	return r == WL_PASS ? 0 : r == WL_SKIP ? 2 : 1;
+	return r == WL_PASS || r == WL_SKIP || r == WL_XFAIL ? (int)r : 1;
 }
 
 static enum wl_result run_one(const struct wl_suite *s, size_t i)
@@ -104,7 +112,14 @@ static enum wl_result run_one(const struct wl_suite *s, size_t i)
 			s->teardown();
 		return WL_FAIL;
 	}
-	return WEXITSTATUS(status) == 0 ? WL_PASS : WEXITSTATUS(status) == 2 ? WL_SKIP : WL_FAIL;
+	switch (WEXITSTATUS(status)) {
+	case WL_PASS:
+	case WL_SKIP:
+	case WL_XFAIL:
+		return WEXITSTATUS(status);
+	default:
+		return WL_FAIL;
+	}
 }
 
 /*
@@ -181,8 +196,9 @@ static bool run_suite(const struct wl_suite *s, const struct wl_variant *v, unsi
 
 		if (wl_now_s() - t0 >= 1.0)
 			ktap_line("# %s took %.1f s", test_name(s, i), wl_now_s() - t0);
-		ktap_line("%sok %zu %s%s", r == WL_FAIL ? "not " : "", i + 1, test_name(s, i),
-			  r == WL_SKIP ? " # SKIP see the diagnostics above" : "");
+		ktap_line("%sok %zu %s%s%s", r == WL_FAIL ? "not " : "", i + 1, test_name(s, i),
+			  r == WL_SKIP ? " # SKIP see the diagnostics above" :
+			  r == WL_XFAIL ? " # XFAIL " : "", r == WL_XFAIL ? xfail_reason(s, i) : "");
 		ok &= r != WL_FAIL;
 	}
 	/* Where a boot's time goes (and above: each test of 1 s or more). */

@@ -101,6 +101,12 @@ struct scenario {
 	unsigned int line;
 	char doc[160];
 	char threat[16];	/* the SECURITY.md threat the row is about: SCN_THREATS */
+	/*
+	 * "property TEXT": the row states a kernel property, decided before
+	 * any LSM hook runs (TEXT says which).  No model can change it, so it
+	 * runs once per boot (suite_properties), reported as an XFAIL.
+	 */
+	char property[160];
 	enum scn_source source;
 	char object[16];	/* key, keyring, mount, sb, sb-quota, sb-ext4, devices */
 	char object_opt[16];	/* key perm as text, "shared" for a mount, ... */

@@ -478,6 +478,16 @@ static int parse_field(struct parser *p, char **tok, int ntok, struct scenario *
 		snprintf(s->doc, sizeof(s->doc), "%s", text);
 		return 0;
 	}
+	if (strcmp(kw, "property") == 0) {
+		char *text = strstr(raw, "property") + 8;
+
+		text += strspn(text, " \t");
+		text[strcspn(text, "\r\n")] = '\0';
+		if (!*text)
+			return fail(p, "property: empty (say what the kernel decides)");
+		snprintf(s->property, sizeof(s->property), "%s", text);
+		return 0;
+	}
 	if (strcmp(kw, "threat") == 0) {
 		if (rest != 1 || !scn_threat_known(tok[1]))
 			return fail(p, "threat: want one of %s", SCN_THREATS);
@@ -580,6 +590,22 @@ static bool valid_object(const struct scenario *s)
 	return false;
 }
 
+/*
+ * A property row states what the kernel decides before any LSM hook runs:
+ * one expectation for every cell, not-posted or refused by the kernel.
+ */
+static bool property_expectation(const struct scenario *s)
+{
+	const struct scn_expect *e = &s->expect[0];
+	const char *who = strchr(e->where, ':');
+
+	if (s->nexpect != 1 || strcmp(e->profile, "*") || strcmp(e->model, "*") || e->variant)
+		return false;
+	if (e->result == SCN_NOT_POSTED)
+		return !e->where[0];
+	return e->result == SCN_BLOCKED && who && !strcmp(who + 1, "kernel");
+}
+
 /* Everything a complete scenario needs, and an expectation for every cell. */
 static int finish(struct parser *p, struct scn_set *set, struct scenario *s)
 {
@@ -619,6 +645,10 @@ static int finish(struct parser *p, struct scn_set *set, struct scenario *s)
 	     (strcmp(s->object, "mount") && strcmp(s->object, "sb"))))
 		return fail(p, "scenario %s: 'watch-via trigger' needs a trigger with mntns, "
 			    "object mount or sb, and no owner or setter", s->name);
+	if (s->property[0] && !property_expectation(s))
+		return fail(p, "scenario %s: a property row has one expectation, 'expect * "
+			    "not-posted' or 'expect * blocked@STEP:kernel': the kernel decides "
+			    "it, whatever the model or LSM", s->name);
 	if (!s->perm)
 		s->perm = 0x3f3f3f3f;
 	if (!(s->variants & SCN_V_TRANSPORTS))

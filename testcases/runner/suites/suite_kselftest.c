@@ -176,6 +176,6 @@ static enum wl_result run(size_t i)
 	return results[i].skip ? WL_SKIP : results[i].ok ? WL_PASS : WL_FAIL;
 }
 
-static const struct wl_dynamic ksft = { count, name, run };
+static const struct wl_dynamic ksft = { .count = count, .name = name, .run = run };
 
 WL_SUITE_DEFINE(suite_kselftest, .dynamic = &ksft);

@@ -2,7 +2,9 @@
 /*
  * suite_scenarios.c - the data-driven scenarios of testcases/scenarios/
  * (packed as /etc/watchlab/scenarios/), one KTAP test and one matrix cell
- * per scenario variant, under every watchpol model.  A test passes when the
+ * per scenario variant, under every watchpol model; a row that states a
+ * kernel property runs once per boot instead (suite_properties, at the
+ * end of this file).  A test passes when the
  * observed result is the one the scenario expects for this profile and
  * model: "delivered where blocked was expected" is a leak, the reverse an
  * over-block; the host counts the two apart from the matrix cells.  In a
@@ -34,41 +36,51 @@ struct row {
 static struct scn_set set;
 static char parse_err[512];
 
-static struct row *rows;
-static size_t nrows;
-static bool counted;
+/* The rows each model decides, and the rows that state a kernel property. */
+static struct row *rows, *props;
+static size_t nrows, nprops;
+static bool parsed;
 
-/* Parse the scenario files and list their variants, once. */
-static size_t count(void)
+/* Parse the scenario files and list their variants, once; 0 on success. */
+static int parse(void)
 {
-	if (counted)
-		return nrows ? nrows : 1;
-	counted = true;
+	if (parsed)
+		return rows ? 0 : -1;
+	parsed = true;
 	/* wlrun --list on the host reads the scenarios from the source tree. */
 	if (scn_parse_dir(&set, wl_listing() && getenv("WATCHLAB_SCENARIOS") ?
 			  getenv("WATCHLAB_SCENARIOS") : SCENARIO_DIR,
 			  parse_err, sizeof(parse_err)))
-		return 1;
+		return -1;
 	rows = calloc(set.n * 4, sizeof(*rows));
-	if (!rows) {
+	props = calloc(set.n * 4, sizeof(*props));
+	if (!rows || !props) {
+		free(rows);
+		rows = NULL;
 		snprintf(parse_err, sizeof(parse_err), "out of memory");
-		return 1;
+		return -1;
 	}
 	for (size_t i = 0; i < set.n; i++) {
 		unsigned int v[4];
 		size_t nv = scn_variant_list(&set.v[i], v, 4);
 
-		for (size_t j = 0; j < nv; j++, nrows++) {
-			rows[nrows].s = &set.v[i];
-			rows[nrows].variant = v[j];
-			scn_row_name(&set.v[i], v[j], rows[nrows].name,
-				     sizeof(rows[nrows].name));
+		for (size_t j = 0; j < nv; j++) {
+			struct row *r = set.v[i].property[0] ? &props[nprops++] : &rows[nrows++];
+
+			r->s = &set.v[i];
+			r->variant = v[j];
+			scn_row_name(&set.v[i], v[j], r->name, sizeof(r->name));
 		}
 	}
-	return nrows ? nrows : 1;
+	return 0;
 }
 
-/* A malformed file is one failing test that names the file and line. */
+/* Each suite's tests; a malformed file is one failing test, scenario_files. */
+static size_t count(void)
+{
+	return !parse() && nrows ? nrows : 1;
+}
+
 static const char *name(size_t i)
 {
 	return nrows ? rows[i].name : "scenario_files";
@@ -127,19 +139,14 @@ static bool shadow_pair(const struct scenario *s, const struct scn_cell *c, char
  * model name (the model, or NOCONSUMER_COLUMN for the quiet pass, or
  * SHADOW_COLUMN for the shadow pass, which also pairs the decisions).
  */
-static enum wl_result run_cell(size_t i, const char *model, const char *column, bool quiet,
-			       bool shadow)
+static enum wl_result judge_row(const struct row *r, const char *model, const char *column,
+				bool quiet, bool shadow)
 {
 	static struct wl_evidence ev;
-	const struct row *r = &rows[i];
 	struct scn_cell c;
 	char at[128], want[64], pair[64];
 	bool agree = true;
 
-	if (!nrows) {
-		wl_diag("%s", parse_err[0] ? parse_err : "no scenarios");
-		return WL_FAIL;
-	}
 	ev.quiet = quiet;
 	if (scn_run_cell(r->s, r->variant, wl_profile(), model, &ev, &c))
 		return WL_FAIL;
@@ -186,12 +193,23 @@ static enum wl_result run_cell(size_t i, const char *model, const char *column, 
 		WL_PASS : WL_FAIL;
 }
 
+/* Row i of the model-decided rows, or the parse error when there are none. */
+static enum wl_result run_cell(size_t i, const char *model, const char *column, bool quiet,
+			       bool shadow)
+{
+	if (!nrows) {
+		wl_diag("%s", parse_err[0] ? parse_err : "no scenarios");
+		return WL_FAIL;
+	}
+	return judge_row(&rows[i], model, column, quiet, shadow);
+}
+
 static enum wl_result run(size_t i)
 {
 	return run_cell(i, wl_model(), wl_model(), false, false);
 }
 
-static const struct wl_dynamic scenarios = { count, name, run };
+static const struct wl_dynamic scenarios = { .count = count, .name = name, .run = run };
 
 WL_SUITE_DEFINE(suite_scenarios, .axis = WL_AXIS_MODEL, .dynamic = &scenarios, .byo = true);
 
@@ -226,7 +244,9 @@ static enum wl_result run_noconsumer(size_t i)
 	return run_cell(i, NOCONSUMER_MODEL, NOCONSUMER_COLUMN, true, false);
 }
 
-static const struct wl_dynamic noconsumer = { count, name, run_noconsumer };
+static const struct wl_dynamic noconsumer = {
+	.count = count, .name = name, .run = run_noconsumer
+};
 
 WL_SUITE_DEFINE(suite_scenarios_noconsumer, .dynamic = &noconsumer,
 		.applies = noconsumer_applies,
@@ -264,9 +284,63 @@ static enum wl_result run_shadow(size_t i)
 	return run_cell(i, SHADOW_EXPECT, SHADOW_COLUMN, false, true);
 }
 
-static const struct wl_dynamic shadow = { count, name, run_shadow };
+static const struct wl_dynamic shadow = { .count = count, .name = name, .run = run_shadow };
 
 WL_SUITE_DEFINE(suite_scenarios_smackemu_shadow, .dynamic = &shadow,
 		.applies = shadow_applies,
 		.skip_reason = "not the smack profile, no watchpol, or the debug kernel",
 		.setup = shadow_setup, .teardown = restore_policy);
+
+/*
+ * suite_properties: the rows that state a kernel property ("property" in
+ * the scenario file): the kernel decides them before any LSM hook runs, so
+ * no model is tested by them and they run once per boot, under closed
+ * (the model that refuses most: were the kernel to let the event through,
+ * watchpol would refuse it, and the cell would name watchpol, not the
+ * kernel).  Each passes as an XFAIL with its property as the reason, and
+ * fails if the kernel no longer decides it so.  Their cells are the
+ * matrix column "property", one per profile.
+ */
+#define PROPERTY_MODEL "closed"
+#define PROPERTY_COLUMN "property"
+
+static size_t count_properties(void)
+{
+	return parse() ? 0 : nprops;
+}
+
+static const char *property_name(size_t i)
+{
+	return props[i].name;
+}
+
+static const char *property_reason(size_t i)
+{
+	return props[i].s->property;
+}
+
+static bool properties_apply(void)
+{
+	return wl_have_watchpol();
+}
+
+static int properties_setup(void)
+{
+	return wp_save_policy() && wl_load_model(PROPERTY_MODEL) == 0 ? 0 : -1;
+}
+
+static enum wl_result run_property(size_t i)
+{
+	enum wl_result r = judge_row(&props[i], PROPERTY_MODEL, PROPERTY_COLUMN, false, false);
+
+	return r == WL_PASS ? WL_XFAIL : r;
+}
+
+static const struct wl_dynamic properties = {
+	.count = count_properties, .name = property_name, .run = run_property,
+	.xfail_reason = property_reason,
+};
+
+WL_SUITE_DEFINE(suite_properties, .dynamic = &properties, .applies = properties_apply,
+		.skip_reason = "no watchpol", .setup = properties_setup,
+		.teardown = restore_policy);
