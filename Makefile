@@ -89,7 +89,8 @@ LOADER_LIBS := -lselinux -lsepol -lpcre2-8
 SEPOLICY := $(B)/selinux/policy.bin
 
 .PHONY: help lab test compare deps tree FORCE kernel kernel-debug guest boot-lab boot-test \
-	host-tests mutant-check mutants report-lab report-test results-dir shell shell-tty matrix clean distclean
+	host-tests mutant-check mutants report report-lab report-test results-dir shell shell-tty matrix \
+	clean distclean
 
 help:
 	@echo "watchlab targets:"
@@ -116,6 +117,13 @@ help:
 	@echo "  make series-export AUTHOR='Full Name <address>'"
 	@echo "                  the series as it would be mailed upstream: AUTHOR's From: and"
 	@echo "                  Signed-off-by, watchpol's sources in its patch, a cover letter"
+	@echo "  make test BOOTS=\"PART...\"  (or make lab BOOTS=...)"
+	@echo "                  a shard: only those boots (by log name) and host parts of"
+	@echo "                  $(TEST_PARTS)"
+	@echo "  make report RESULTS=\"DIR...\""
+	@echo "                  merge the shards' results folders into results/latest and judge"
+	@echo "                  them as one whole make test (fails on a missing, doubled or"
+	@echo "                  foreign shard)"
 	@echo "  make kernel     build only the lab kernel (kernel-debug: the debug kernel)"
 	@echo "  make guest      build only the initramfs"
 	@echo "  make clean      remove results and guest programs (keeps the kernel builds)"
@@ -221,28 +229,66 @@ DEBUG_BOOT_SPEC := $(DEBUG_OBJ):$(DEBUG_PROFILE):$(DEBUG_PROFILE)-debug:$(DEBUG_
 # a bad watchpol.model=, and a watchpol policy written before SELinux's.
 EARLY_BOOT_SPEC := $(LAB_OBJ):selinux:selinux-early:$(BOOT_TIMEOUT)::watchpol.model=bogus+watchlab.early=1+watchlab.suites=suite_early
 
-boot-lab: kernel guest | results-dir
-	@harness/boot-all.sh $(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC)
+# Shards: `make test BOOTS="..."` (or make lab) runs only the parts it
+# names, boots by their log names and the host parts `host` (the host
+# suites) and `mutants` (the mutant check); `make report RESULTS="DIR..."`
+# merges the shards' results folders into one whole run's
+# (harness/shard-merge.sh) and judges it as make test does.
+spec_name = $(word 3,$(subst :, ,$(1)))
+LAB_PARTS := $(foreach s,$(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC),$(call spec_name,$(s)))
+DEBUG_PARTS := $(foreach s,$(DEBUG_BOOT_SPEC),$(call spec_name,$(s)))
+TEST_PARTS := $(DEBUG_PARTS) $(LAB_PARTS) host mutants
+BOOTS ?=
+override BOOTS := $(strip $(BOOTS))
+ifneq ($(filter-out $(TEST_PARTS),$(BOOTS)),)
+$(error watchlab: BOOTS names $(filter-out $(TEST_PARTS),$(BOOTS)): make test's parts are $(TEST_PARTS))
+endif
+# The boot specs, or the report specs (NAME:...), BOOTS names; all without BOOTS.
+picked = $(if $(BOOTS),$(foreach s,$(1),$(if $(filter $(call spec_name,$(s)),$(BOOTS)),$(s))),$(1))
+picked_report = $(if $(BOOTS),$(foreach s,$(1),$(if $(filter $(firstword $(subst :, ,$(s))),$(BOOTS)),$(s))),$(1))
+# $(call part,NAME,TARGET): TARGET, unless BOOTS leaves the part NAME out.
+part = $(if $(BOOTS),$(if $(filter $(1),$(BOOTS)),$(2)),$(2))
+LAB_PICKED := $(strip $(call picked,$(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC)))
+DEBUG_PICKED := $(strip $(call picked,$(DEBUG_BOOT_SPEC)))
 
-boot-test: kernel kernel-debug guest | results-dir
-	@harness/boot-all.sh $(DEBUG_BOOT_SPEC) $(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC)
+boot-lab: kernel guest | results-dir
+	@$(if $(filter-out $(LAB_PARTS),$(BOOTS)),$(error watchlab: make lab boots $(LAB_PARTS); BOOTS names $(filter-out $(LAB_PARTS),$(BOOTS))))
+	@harness/boot-all.sh $(LAB_PICKED)
+
+boot-test: kernel $(if $(DEBUG_PICKED),kernel-debug) guest | results-dir
+	@harness/boot-all.sh $(DEBUG_PICKED) $(LAB_PICKED)
 
 host-tests: tree $(UAPI)/.stamp | results-dir
 	@harness/host-tests.sh >$(R)/host.ktap
 
 LAB_BOOTS := $(foreach p,$(PROFILES),$(p):$(p):1) selinux-early:selinux:0 \
 	byo-$(LSM):$(LSM):byo $(if $(LSM_ANSWER),$(LSM_ANSWER):$(LSM):answer)
+TEST_BOOTS := $(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 \
+	$(LABELLED_DEBUG_PROFILE)-debug:$(LABELLED_DEBUG_PROFILE):0 host:host:ktap mutants:mutants:ktap \
+	$(TOP)/SECURITY.md:security:doc
 
 # Write the reports, print the matrix and the summary; fail on any failure.
-# Only a passing report lets its boots be replayed by the next run.
-report = rc=0; harness/report.py $(R) $(1) >$(R)/summary.txt || rc=$$?; \
-	if [ $$rc -eq 0 ]; then harness/boot-cache.sh commit; else harness/boot-cache.sh drop; fi; \
+# Only a passing report lets its boots be replayed by the next run.  A
+# shard (BOOTS=...) records what it ran (shard.txt) and checks each of its
+# boots alone; the checks across boots wait for make report.
+report = rc=0; $(if $(BOOTS),harness/shard-id.sh $(LAB_OBJ)$(if $(DEBUG_PICKED),:$(DEBUG_OBJ)) \
+		$(BOOTS) >$(R)/shard.txt && )harness/report.py $(if $(BOOTS),--shard) $(R) \
+		$(call picked_report,$(1)) >$(R)/summary.txt || rc=$$?; \
+	$(if $(2),,if [ $$rc -eq 0 ]; then harness/boot-cache.sh commit; else harness/boot-cache.sh drop; fi;) \
 	cat $(R)/matrix.md; [ ! -f $(R)/comparison.md ] || { echo; cat $(R)/comparison.md; }; \
 	echo "watchlab: results in $(R:$(TOP)/%=%)/ (console logs, ktap.txt, junit.xml, matrix.json, matrix.md)"; \
 	cat $(R)/summary.txt; exit $$rc
 
 report-lab: boot-lab
 	@$(call report,$(LAB_BOOTS))
+
+# make report RESULTS="DIR...": the shards of one make test, merged and
+# judged as one run (no boot of its own, so nothing for the boot cache).
+report:
+	@$(if $(RESULTS),,$(error watchlab: make report needs RESULTS="DIR...", the results folders of make test BOOTS=... runs))
+	@$(if $(BOOTS),$(error watchlab: make report merges whole runs' shards; BOOTS does not apply))
+	@harness/shard-merge.sh $(R) "$(TEST_PARTS)" $(RESULTS)
+	@$(call report,$(TEST_BOOTS),merge)
 
 # One cheap mutant of testcases/mutants/ (make mutants runs them all):
 # make test checks that its own checks still kill it, so the mutant
@@ -255,10 +301,8 @@ mutant-check: kernel guest | results-dir
 	@MUTANT_RESULTS=$(R)/mutants MUTANT_JOBS=1 MUTANT_RESCOPE=0 harness/mutants.sh --ktap $(R)/mutants.ktap \
 		$(MUTANT_CHECK) >$(R)/mutants.log
 
-report-test: boot-test host-tests mutant-check
-	@$(call report,$(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 \
-		$(LABELLED_DEBUG_PROFILE)-debug:$(LABELLED_DEBUG_PROFILE):0 host:host:ktap mutants:mutants:ktap \
-		$(TOP)/SECURITY.md:security:doc)
+report-test: boot-test $(call part,host,host-tests) $(call part,mutants,mutant-check)
+	@$(call report,$(TEST_BOOTS))
 
 # Two steps at a time: the guest, the SELinux policy and the host suites
 # build and run beside the debug kernel's build or the boots.

@@ -14,6 +14,8 @@
 #   syscalls   - the watch syscalls' numbers agree across the tree's tables
 #                and the installed UAPI headers, and clash with no mainline
 #                syscall (harness/syscall-numbers.sh)
+#   shards     - make report's merge of shards refuses a missing, doubled or
+#                foreign shard (harness/test-shards.sh)
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,7 +54,7 @@ end() { # end NAME
 
 has_lsm=0
 [ -d lsm ] && [ -n "$(ls lsm/*.c 2>/dev/null)" ] && has_lsm=1
-count=$((7 + has_lsm))
+count=$((8 + has_lsm))
 echo "KTAP version 1"
 echo "1..$count"
 
@@ -309,3 +311,9 @@ while IFS=$'\t' read -r ok name diag; do
 done < <(harness/syscall-numbers.sh "$tree" "${BUILD:-$top/build}/uapi/include" 2>&1 ||
 	printf 'not ok\tsyscall_numbers_script\tharness/syscall-numbers.sh failed\n')
 end syscalls
+
+begin
+while IFS=$'\t' read -r ok name diag; do
+	result "$([ "$ok" = ok ] && echo 1 || echo 0)" "$name" ${diag:+"$diag"}
+done < <(harness/test-shards.sh 2>&1 || printf 'not ok\ttest_shards_script\tharness/test-shards.sh failed\n')
+end shards
