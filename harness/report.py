@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Turn the lab's console logs into KTAP, JUnit XML and the policy matrix.
 
@@ -17,9 +17,12 @@ printed is always "N passed, N failed".
 import json
 import os
 import re
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+import kcidb
 
 # The native columns: watchpol at model none, the major LSM's own hooks.
 NATIVE = {("selinux", "none"): " (SELinux-native)", ("smack", "none"): " (Smack-native)"}
@@ -976,6 +979,26 @@ def answer_checks(path, lsm, ranking, differ):
     return Node("known_answer", not diags, diags)
 
 
+def kcidb_checks(results, boots, cells):
+    """Write results/kcidb.json (harness/kcidb.py) and check it against
+    harness/kcidb.schema.json."""
+    build = Path(os.environ.get("BUILD", TOP / "build"))
+    version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "linux-source-6.12"],
+                             capture_output=True, text=True).stdout.strip() or "unknown"
+    patches = len(names(TOP / "kernel-patches/series"))
+    try:
+        doc = kcidb.report(TOP, build, boots, cells,
+                           f"linux-source-6.12 {version} with watchlab's series "
+                           f"({patches} patches)")
+        (results / "kcidb.json").write_text(json.dumps(doc, indent=1) + "\n")
+        errors = kcidb.schema_errors(doc)
+        diags = errors or [f"kcidb.json: {len(doc['tests'])} tests, {len(doc['builds'])} "
+                           f"builds, schema {doc['version']['major']}.{doc['version']['minor']}"]
+    except (OSError, ImportError, subprocess.CalledProcessError) as e:
+        errors = diags = [f"kcidb.json not written: {e}"]
+    return Node("kcidb", not errors, [], [Node("schema_valid", not errors, diags)])
+
+
 def main():
     # --shard: a run of some of the boots (make test BOOTS=...): each boot's
     # own checks only; the checks across boots (the sources, who refused,
@@ -1069,6 +1092,7 @@ def main():
             checks = [answer_checks(p, byo_lsm, ranking, differ) for p in answers]
             boots.append(Node("comparison", all(c.ok for c in checks), [], checks))
 
+    boots.append(kcidb_checks(results, boots, cells))
     out = ["KTAP version 1", f"1..{len(boots)}"]
     for i, boot in enumerate(boots, 1):
         emit_ktap(boot, i, 0, out)

@@ -517,6 +517,51 @@ class KernelProperties(unittest.TestCase):
         self.assertIn("WRONG REFUSER", report.matrix_markdown(cells))
 
 
+class Kcidb(unittest.TestCase):
+    """results/kcidb.json: KCIDB 5.3 records that pass harness/kcidb.schema.json;
+    a broken record fails it."""
+
+    def doc(self):
+        boot = report.Node("plain", False, [], [report.Node("suite_scenarios@strict", False, [], [
+            report.Node("key-update-other-uid[ring]", True, []),
+            report.Node("mount-x", False, ["LEAK: delivered"]),
+            report.Node("y", True, [], directive="SKIP not here")])])
+        cell = report.matrix_cells(["# MATRIX scenario=a[ring] model=strict expected=blocked "
+                                    "observed=delivered threat=covert at=keys.scn:3"], "plain")
+        with tempfile.TemporaryDirectory() as d:
+            build = Path(d)
+            (build / "linux.patches-key").write_text("k\n")
+            return report.kcidb.report(report.TOP, build, [boot], cell, "linux-source-6.12 x")
+
+    def test_a_run_is_valid_kcidb(self):
+        doc = self.doc()
+        self.assertEqual(report.kcidb.schema_errors(doc), [])
+        paths = {t["path"]: t["status"] for t in doc["tests"]}
+        self.assertEqual(paths, {
+            "watchlab.plain.suite_scenarios.strict.key-update-other-uid-ring": "PASS",
+            "watchlab.plain.suite_scenarios.strict.mount-x": "FAIL",
+            "watchlab.plain.suite_scenarios.strict.y": "SKIP",
+            "watchlab.matrix.plain.strict.a-ring": "FAIL"})
+        fail = [t for t in doc["tests"] if t["path"].endswith("mount-x")][0]
+        self.assertEqual(fail["log_excerpt"], "LEAK: delivered")
+
+    def test_a_broken_record_fails_the_schema(self):
+        for field, value, want in [("status", "OK", "tests/0/status"),
+                                   ("path", "watchlab.plain.suite@strict", "tests/0/path"),
+                                   ("colour", "blue", "tests/0"),
+                                   ("build_id", None, "tests/0")]:
+            doc = self.doc()
+            if value is None:
+                del doc["tests"][0][field]
+            else:
+                doc["tests"][0][field] = value
+            errors = report.kcidb.schema_errors(doc)
+            self.assertTrue(errors and errors[0].startswith(want), (field, errors))
+        doc = self.doc()
+        doc["version"]["major"] = 4
+        self.assertTrue(report.kcidb.schema_errors(doc))
+
+
 class RuntimeSkip(unittest.TestCase):
     def test_a_test_that_skips_itself_is_a_skip_not_a_pass_nor_a_mismatch(self):
         log = """KTAP version 1
