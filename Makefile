@@ -90,7 +90,7 @@ SEPOLICY := $(B)/selinux/policy.bin
 
 .PHONY: help lab test compare deps tree FORCE kernel kernel-debug guest boot-lab boot-test \
 	host-tests mutant-check mutants report report-lab report-test results-dir shell shell-tty matrix \
-	clean distclean
+	kernel-artifacts clean distclean
 
 help:
 	@echo "watchlab targets:"
@@ -124,6 +124,9 @@ help:
 	@echo "                  merge the shards' results folders into results/latest and judge"
 	@echo "                  them as one whole make test (fails on a missing, doubled or"
 	@echo "                  foreign shard)"
+	@echo "  make kernel-artifacts [ARTIFACTS=DIR]"
+	@echo "                  both kernels, saved for shards elsewhere: make test KERNELS=DIR"
+	@echo "                  takes them instead of compiling (default DIR build/kernel-artifacts)"
 	@echo "  make kernel     build only the lab kernel (kernel-debug: the debug kernel)"
 	@echo "  make guest      build only the initramfs"
 	@echo "  make clean      remove results and guest programs (keeps the kernel builds)"
@@ -154,13 +157,23 @@ $(LAB_OBJ)/.config: images/lab.config $(LSM_CONFIG) $(TREE_KEY) $(wildcard lsm/K
 $(DEBUG_OBJ)/.config: images/lab.config images/debug.config $(TREE_KEY) $(wildcard lsm/Kconfig)
 	@harness/kernel-config.sh $(DEBUG_OBJ) images/lab.config images/debug.config
 
+# KERNELS=DIR: take the kernels make kernel-artifacts saved on another
+# machine instead of compiling them (harness/kernel-artifacts.sh).
+KERNELS ?=
+kernel_build = $(if $(KERNELS),harness/kernel-artifacts.sh take $(abspath $(KERNELS)),harness/kernel-build.sh)
+
 kernel: tree $(LAB_OBJ)/.config
-	@harness/kernel-build.sh $(LAB_OBJ)
+	@$(kernel_build) $(LAB_OBJ)
 
 # Under `make test` the debug kernel builds after the lab kernel: side by
 # side (four compile jobs on two cores) the pair took 20 s longer.
 kernel-debug: tree $(DEBUG_OBJ)/.config | $(if $(filter report-test,$(MAKECMDGOALS)),kernel)
-	@harness/kernel-build.sh $(DEBUG_OBJ)
+	@$(kernel_build) $(DEBUG_OBJ)
+
+# Both kernels, saved for shards on other machines (make test KERNELS=DIR).
+ARTIFACTS ?= $(B)/kernel-artifacts
+kernel-artifacts: kernel kernel-debug
+	@harness/kernel-artifacts.sh save $(abspath $(ARTIFACTS)) $(LAB_OBJ) $(DEBUG_OBJ)
 
 # User space sees the patched UAPI (new watch types, syscall numbers).
 # This and $(SEPOLICY) use the lab kernel's build directory, so they wait

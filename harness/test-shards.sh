@@ -3,6 +3,9 @@
 # a whole run merge, file for file; a missing part, a part run twice, a
 # shard of another tree or of another kernel, and a folder that is no
 # shard each fail, naming the reason, and leave the output as it was.
+# Then harness/kernel-artifacts.sh take refuses a kernel of another .config
+# or another patched source, and a folder without the kernel, before it
+# touches the build (when this checkout's lab kernel is configured).
 # Prints one line per test: ok|not ok <TAB> name [<TAB> diagnostic].
 set -eu -o pipefail
 
@@ -78,3 +81,33 @@ mkdir -p "$work/f"
 check not_a_shard 1 "no shard.txt" a b f
 shard g "kbuild-lab s1 c1" -- plain selinux
 check unknown_part 1 "ran selinux, which a whole run does not" a g
+
+# take_refuses NAME TEXT: kernel-artifacts.sh take of $work/kart fails with TEXT
+build=${BUILD:-$top/build}
+obj=$build/kbuild-lab
+take_refuses() {
+	local out rc=0 before after
+	before=$(stat -c %Y "$obj/.config" "$obj/build.log" 2>/dev/null || true)
+	out=$("$top/harness/kernel-artifacts.sh" take "$work/kart" "$obj" 2>&1) || rc=$?
+	after=$(stat -c %Y "$obj/.config" "$obj/build.log" 2>/dev/null || true)
+	if [ "$rc" != 0 ] && [[ $out == *"$2"* ]] && [ "$before" = "$after" ]; then
+		printf 'ok\t%s\t%s\n' "$1" "$out"
+	else
+		printf 'not ok\t%s\twant a refusal naming "%s", the build untouched; got exit %s: %s\n' \
+			"$1" "$2" "$rc" "$out"
+	fi
+}
+if [ -f "$obj/.config" ] && [ -f "$build/linux.patches-key" ]; then
+	mkdir -p "$work/kart/kbuild-lab"
+	cp "$build/linux.patches-key" "$work/kart/"
+	echo "not a kernel" >"$work/kart/kbuild-lab/bzImage"
+	{ cat "$obj/.config"; echo "CONFIG_WATCHLAB_OTHER=y"; } >"$work/kart/kbuild-lab/config"
+	take_refuses take_other_config "another .config"
+	cp "$obj/.config" "$work/kart/kbuild-lab/config"
+	echo 0 >"$work/kart/linux.patches-key"
+	take_refuses take_other_source "another patched source"
+	rm "$work/kart/kbuild-lab/bzImage"
+	take_refuses take_no_kernel "no kbuild-lab kernel there"
+else
+	printf 'not ok\ttake_refusals\tno configured lab kernel in %s to test against\n' "$build"
+fi
