@@ -461,6 +461,20 @@ static int tokenize(char *line, char **tok)
 	return n;
 }
 
+/* The rest of a "KEYWORD TEXT" line, which must not be empty, into dst. */
+static int line_text(struct parser *p, char *raw, const char *kw, char *dst, size_t len,
+		     const char *hint)
+{
+	char *text = strstr(raw, kw) + strlen(kw);
+
+	text += strspn(text, " \t");
+	text[strcspn(text, "\r\n")] = '\0';
+	if (!*text)
+		return fail(p, "%s: empty%s", kw, hint);
+	snprintf(dst, len, "%s", text);
+	return 0;
+}
+
 /* One line inside "scenario ... end". */
 static int parse_field(struct parser *p, char **tok, int ntok, struct scenario *s,
 		       char *raw)
@@ -468,26 +482,11 @@ static int parse_field(struct parser *p, char **tok, int ntok, struct scenario *
 	const char *kw = tok[0];
 	int rest = ntok - 1;
 
-	if (strcmp(kw, "doc") == 0) {
-		char *text = strstr(raw, "doc") + 3;
-
-		text += strspn(text, " \t");
-		text[strcspn(text, "\r\n")] = '\0';
-		if (!*text)
-			return fail(p, "doc: empty");
-		snprintf(s->doc, sizeof(s->doc), "%s", text);
-		return 0;
-	}
-	if (strcmp(kw, "property") == 0) {
-		char *text = strstr(raw, "property") + 8;
-
-		text += strspn(text, " \t");
-		text[strcspn(text, "\r\n")] = '\0';
-		if (!*text)
-			return fail(p, "property: empty (say what the kernel decides)");
-		snprintf(s->property, sizeof(s->property), "%s", text);
-		return 0;
-	}
+	if (strcmp(kw, "doc") == 0)
+		return line_text(p, raw, kw, s->doc, sizeof(s->doc), "");
+	if (strcmp(kw, "property") == 0)
+		return line_text(p, raw, kw, s->property, sizeof(s->property),
+				 " (say what the kernel decides)");
 	if (strcmp(kw, "threat") == 0) {
 		if (rest != 1 || !scn_threat_known(tok[1]))
 			return fail(p, "threat: want one of %s", SCN_THREATS);
