@@ -256,9 +256,11 @@ override BOOTS := $(strip $(BOOTS))
 ifneq ($(filter-out $(TEST_PARTS),$(BOOTS)),)
 $(error watchlab: BOOTS names $(filter-out $(TEST_PARTS),$(BOOTS)): make test's parts are $(TEST_PARTS))
 endif
-# The boot specs, or the report specs (NAME:...), BOOTS names; all without BOOTS.
-picked = $(if $(BOOTS),$(foreach s,$(1),$(if $(filter $(call spec_name,$(s)),$(BOOTS)),$(s))),$(1))
-picked_report = $(if $(BOOTS),$(foreach s,$(1),$(if $(filter $(firstword $(subst :, ,$(s))),$(BOOTS)),$(s))),$(1))
+# $(call pick,SPECS,N): the specs whose N-th ':' field BOOTS names; all
+# without BOOTS.  Boot specs name the boot in field 3, report specs in 1.
+pick = $(if $(BOOTS),$(foreach s,$(1),$(if $(filter $(word $(2),$(subst :, ,$(s))),$(BOOTS)),$(s))),$(1))
+picked = $(call pick,$(1),3)
+picked_report = $(call pick,$(1),1)
 # $(call part,NAME,TARGET): TARGET, unless BOOTS leaves the part NAME out.
 part = $(if $(BOOTS),$(if $(filter $(1),$(BOOTS)),$(2)),$(2))
 LAB_PICKED := $(strip $(call picked,$(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC)))

@@ -28,13 +28,10 @@ def path_segment(name):
     return ".".join(p or "_" for p in parts)
 
 
-def patchset_hash(top):
-    """KCIDB's patchset hash of kernel-patches/series: sha256 over the
-    newline-terminated sha256 of each patch, in order."""
-    series = top / "kernel-patches" / "series"
-    names = [n.split("#", 1)[0].strip() for n in series.read_text().splitlines()]
-    sums = "".join(hashlib.sha256((top / "kernel-patches" / n).read_bytes()).hexdigest() + "\n"
-                   for n in names if n)
+def patchset_hash(patches):
+    """KCIDB's patchset hash: sha256 over the newline-terminated sha256 of
+    each patch file, in the order applied."""
+    sums = "".join(hashlib.sha256(p.read_bytes()).hexdigest() + "\n" for p in patches)
     return hashlib.sha256(sums.encode()).hexdigest()
 
 
@@ -113,14 +110,15 @@ def cell_records(cells, build_id, run_id):
     return tests
 
 
-def report(top, build, boots, cells, series_comment):
+def report(top, build, boots, cells, patches, series_comment):
     """The KCIDB document of a run: BOOTS (report.py's nodes, one per boot
-    or host part) and CELLS (its matrix cells)."""
+    or host part), CELLS (its matrix cells) and PATCHES (the series' files,
+    in order)."""
     tree = tree_id(top)
     checkout_id = f"{ORIGIN}:{tree}"
     key = (build / "linux.patches-key")
     checkout = {"id": checkout_id, "origin": ORIGIN, "tree_name": "debian-linux-source-6.12",
-                "patchset_hash": patchset_hash(top), "comment": series_comment,
+                "patchset_hash": patchset_hash(patches), "comment": series_comment,
                 "valid": True,
                 "misc": {"watchlab_tree": tree,
                          "patched_source_key": key.read_text().strip() if key.exists() else ""}}

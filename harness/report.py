@@ -985,11 +985,11 @@ def kcidb_checks(results, boots, cells):
     build = Path(os.environ.get("BUILD", TOP / "build"))
     version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "linux-source-6.12"],
                              capture_output=True, text=True).stdout.strip() or "unknown"
-    patches = len(names(TOP / "kernel-patches/series"))
+    patches = [TOP / "kernel-patches" / n for n in names(TOP / "kernel-patches/series")]
     try:
-        doc = kcidb.report(TOP, build, boots, cells,
+        doc = kcidb.report(TOP, build, boots, cells, patches,
                            f"linux-source-6.12 {version} with watchlab's series "
-                           f"({patches} patches)")
+                           f"({len(patches)} patches)")
         (results / "kcidb.json").write_text(json.dumps(doc, indent=1) + "\n")
         errors = kcidb.schema_errors(doc)
         diags = errors or [f"kcidb.json: {len(doc['tests'])} tests, {len(doc['builds'])} "

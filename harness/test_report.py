@@ -531,7 +531,7 @@ class Kcidb(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             build = Path(d)
             (build / "linux.patches-key").write_text("k\n")
-            return report.kcidb.report(report.TOP, build, [boot], cell, "linux-source-6.12 x")
+            return report.kcidb.report(report.TOP, build, [boot], cell, [], "linux-source-6.12 x")
 
     def test_a_run_is_valid_kcidb(self):
         doc = self.doc()
