@@ -17,7 +17,8 @@
  *   user namespace (the NULL dereference fixed in 6.17, 0032);
  * - FAN_FS_ERROR needs CAP_SYS_ADMIN and reports the first error of a
  *   filesystem in full and counts the ones after it;
- * - any uid hears every uevent on NETLINK_KOBJECT_UEVENT: no hook decides.
+ * - any uid hears every uevent on NETLINK_KOBJECT_UEVENT, no hook deciding,
+ *   where kernel.dmesg_restrict refuses it the 2019 series' device watch.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +39,7 @@
 #include <unistd.h>
 #include <linux/netlink.h>
 
+#include "devices_util.h"
 #include "label.h"
 #include "vfs_util.h"
 #include "wl.h"
@@ -531,6 +533,7 @@ static enum wl_result fs_error_mark_needs_cap_sys_admin(void)
 }
 
 #define ML_UEVENT_DEV "/devices/virtual/mem/null"
+#define ML_DMESG_RESTRICT "/proc/sys/kernel/dmesg_restrict"
 
 struct uevent_listener {
 	const struct wl_creds *creds;
@@ -543,10 +546,15 @@ static int uevent_listen(void *arg)
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
 	struct timeval tv = { .tv_sec = wl_debug_kernel() ? 20 : 5 };
 	char buf[4096];
-	int s;
+	int s, q;
 
 	if (wl_drop_creds(l->creds))
 		return WL_EXIT_NO_CREDS;
+	/* The 2019 series' device watch follows the kernel log's rule: refused. */
+	q = wl_wq_open(16);
+	if (q < 0 || wl_want_errno("uid 1000's watch_devices() under kernel.dmesg_restrict",
+				   wl_watch_devices(q, 1, 0), EPERM))
+		return 1;
 	s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
 	if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
@@ -572,14 +580,17 @@ static int uevent_listen(void *arg)
 /*
  * The device channel mainline has: a kobject uevent goes to every
  * NETLINK_KOBJECT_UEVENT socket, whoever opened it (NL_CFG_F_NONROOT_RECV),
- * and no LSM hook sees the delivery.  uid 1000, labelled bystander, hears
- * root's "change" of /dev/null.
+ * and no LSM hook sees the delivery.  With kernel.dmesg_restrict set
+ * (Debian's default), uid 1000, labelled bystander, may not watch_devices()
+ * (the 2019 series, 0007: EPERM before any LSM), yet hears root's "change"
+ * of /dev/null.
  */
-static enum wl_result uevent_any_uid_hears_every_event(void)
+static enum wl_result uevent_heard_where_watch_devices_refused(void)
 {
 	struct wl_creds user = wl_user(1000);
 	struct uevent_listener l;
-	char label[128], c;
+	char label[128], old_restrict[8], c;
+	bool heard;
 	pid_t pid;
 	int status;
 
@@ -588,16 +599,21 @@ static enum wl_result uevent_any_uid_hears_every_event(void)
 			  "the bystander's label");
 		user.label = label;
 	}
+	WL_EXPECT(wl_read_file(ML_DMESG_RESTRICT, old_restrict, sizeof(old_restrict)) > 0,
+		  "read %s", ML_DMESG_RESTRICT);
+	WL_EXPECT(wl_write_file(ML_DMESG_RESTRICT, "1") == 0, "set kernel.dmesg_restrict");
 	WL_EXPECT(pipe2(l.ready, O_CLOEXEC) == 0, "pipe: %s", strerror(errno));
 	l.creds = &user;
 	pid = wl_spawn(uevent_listen, &l);
-	WL_EXPECT(pid > 0, "the listener");
 	close(l.ready[1]);
-	WL_EXPECT(read(l.ready[0], &c, 1) == 1, "the listener did not bind");
-	WL_EXPECT(wl_write_file("/sys" ML_UEVENT_DEV "/uevent", "change") == 0,
-		  "a change uevent");
-	status = wl_reap(pid, "the uevent listener");
-	WL_EXPECT(status == 0, "uid 1000 hears the uevent");
+	heard = pid > 0 && read(l.ready[0], &c, 1) == 1 &&
+		wl_write_file("/sys" ML_UEVENT_DEV "/uevent", "change") == 0;
+	status = pid > 0 ? wl_reap(pid, "the uevent listener") : -1;
+	close(l.ready[0]);
+	WL_EXPECT(wl_write_file(ML_DMESG_RESTRICT, old_restrict) == 0,
+		  "restore kernel.dmesg_restrict");
+	WL_EXPECT(heard && status == 0,
+		  "uid 1000 refused watch_devices() and heard the change uevent");
 	return WL_PASS;
 }
 
@@ -612,7 +628,8 @@ static const struct wl_test mainline_tests[] = {
 	{ "mntns_lsm_judges_the_watch", mntns_lsm_judges_the_watch },
 	{ "fs_error_first_in_full_then_counted", fs_error_first_in_full_then_counted },
 	{ "fs_error_mark_needs_cap_sys_admin", fs_error_mark_needs_cap_sys_admin },
-	{ "uevent_any_uid_hears_every_event", uevent_any_uid_hears_every_event },
+	{ "uevent_heard_where_watch_devices_refused",
+	  uevent_heard_where_watch_devices_refused },
 };
 
 WL_SUITE(suite_mainline, mainline_tests);
