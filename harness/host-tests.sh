@@ -126,7 +126,8 @@ if out=$(harness/wl-lists.sh "$(dirname "$lint")/gen/wl_lists.h" 2>&1 &&
 	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -DSCN_HOST -I testcases/runner/scenario \
 	-I "$(dirname "$lint")/gen" \
 	-I "${BUILD:-$top/build}/uapi/include" -o "$lint" harness/scenario-lint.c \
-	testcases/runner/scenario/scenario_parse.c testcases/runner/scenario/scenario_actions.c 2>&1); then
+	testcases/runner/scenario/scenario_parse.c testcases/runner/scenario/scenario_mainline.c \
+		testcases/runner/scenario/scenario_actions.c 2>&1); then
 	result 1 "build_scenario_lint"
 else
 	result 0 "build_scenario_lint" "$out"

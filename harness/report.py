@@ -211,8 +211,9 @@ def host_checks(name, log_text, status):
 
 # What a cell may observe.  A blocked cell names where the event stopped
 # (its evidence: watch:WHO or post:WHO); not-posted means no post of the
-# event reached the LSM hook for the scenario's watch.
-OUTCOMES = ("delivered", "blocked", "not-posted")
+# event reached the LSM hook for the scenario's watch; not-available (the
+# mainline columns only) that mainline has no such event.
+OUTCOMES = ("delivered", "blocked", "not-posted", "not-available")
 SCENARIO_DIR = "testcases/scenarios"
 
 
@@ -335,7 +336,7 @@ def expected_where(cell, idx, observe=None):
     how = (observe or (lambda c: scenario_keyword(c["at"], "observe")))(cell)
     wstep = "read" if how in ("read", "count") else "watch"
     native = native_where(cell, idx, wstep)
-    if cell["model"] in ("none", "off", SHADOW) or native is None:
+    if cell["model"] in ("none", "off", SHADOW) + MAINLINE or native is None:
         return native if native not in ("delivered", "not-posted") else None
     if native not in ("delivered", "not-posted"):
         return native
@@ -513,6 +514,20 @@ def model_likes(path):
 
 
 MODEL_LIKE = model_likes(TOP / "policy/watchpol/models")
+
+
+def model_mechanisms(path):
+    """Models whose cells observe through mainline's mechanisms:
+    "NAME mechanism=mainline" in policy/watchpol/models."""
+    return tuple(line.split()[0] for line in path.read_text().splitlines()
+                 if "mechanism=mainline" in line.split("#", 1)[0].split()[1:])
+
+
+# The mainline columns: watchpol at none, each event through what mainline
+# merged instead (testcases/runner/scenario/scenario_mainline.c).  Their
+# blocked cells stop where the kernel or the LSM's own check does, as the
+# native columns' do.
+MAINLINE = model_mechanisms(TOP / "policy/watchpol/models")
 # suite_scenarios_noconsumer's column: strict with nobody reading watchpol's
 # log (its no-consumer post path); its cells must equal strict's, and it is
 # left out of matrix.md, whose columns are the models.
@@ -643,7 +658,13 @@ def matrix_markdown(cells):
               "written. selinux/none and smack/none are the native columns: "
               "watchpol at model none, SELinux's or Smack's own hooks only "
               "(their watch_key, watch_mount, watch_sb, watch_devices and "
-              "post_notification rules).\n")
+              "post_notification rules). The mainline columns (" +
+              ", ".join(MAINLINE) + ") run each row through what mainline merged "
+              "instead of the 2019 series, with watchpol at none: keys through "
+              "watch_queue, mount attach, detach and move through a fanotify "
+              "mount-namespace mark, ext4 errors through FAN_FS_ERROR, USB add and "
+              "remove through kobject uevents; `not-available`: mainline has no such "
+              "event (SECURITY.md, \"What mainline chose instead\").\n")
     if quiet:
         legend += (f"\n{len(quiet)} cells ran again under strict with nobody reading "
                    "watchpol's decision log (its no-consumer path; "

@@ -26,6 +26,7 @@ models=$(names "$top/policy/watchpol/models")
 model_profiles=$(opts "$top/policy/watchpol/models" profiles)
 model_like=$(opts "$top/policy/watchpol/models" like)
 model_from=$(opts "$top/policy/watchpol/models" from)
+model_mechanism=$(opts "$top/policy/watchpol/models" mechanism)
 [ -n "$profiles" ] || { echo "watchlab: no profile in images/profiles" >&2; exit 1; }
 [ -n "$models" ] || { echo "watchlab: no model in policy/watchpol/models" >&2; exit 1; }
 mkdir -p "$(dirname "$out")"
@@ -44,6 +45,8 @@ cat >"$out.tmp" <<EOH
 #define WL_MODEL_LIKE $model_like
 /* Per model: the model whose expectations it falls back on ("": none). */
 #define WL_MODEL_FROM $model_from
+/* Per model: how its cells observe each event ("": watch_queue, "mainline"). */
+#define WL_MODEL_MECHANISM $model_mechanism
 
 #endif /* WL_LISTS_H */
 EOH

@@ -24,9 +24,10 @@ enum scn_source { SCN_KEY, SCN_MOUNT, SCN_SB, SCN_BLOCK, SCN_USB, SCN_NR_SOURCES
 /*
  * What a cell observed: the record arrived; it was refused (at watch or at
  * post time, by whom is the cell's evidence); or the event never reached
- * the post hook for the scenario's watch.
+ * the post hook for the scenario's watch.  Not available: the column's
+ * mechanism has no such event at all (the mainline column).
  */
-enum scn_result { SCN_UNSET, SCN_DELIVERED, SCN_BLOCKED, SCN_NOT_POSTED };
+enum scn_result { SCN_UNSET, SCN_DELIVERED, SCN_BLOCKED, SCN_NOT_POSTED, SCN_NOT_AVAILABLE };
 
 /* Variant bits: a scenario runs once per transport and fput setting it names. */
 #define SCN_V_PIPE	0x01
@@ -211,5 +212,32 @@ const char *scn_source_name(enum scn_source src);
 /* Subtype by name for a source ("update", "new-mount", ...), or -1. */
 int scn_subtype(enum scn_source src, const char *name);
 const char *scn_subtype_name(enum scn_source src, unsigned int subtype);
+
+/*
+ * The mainline column (a model with "mechanism=mainline" in
+ * policy/watchpol/models): what mainline merged instead of the 2019
+ * series carries each row's event, and its rules say what to expect
+ * (scenario_mainline.c).
+ */
+enum scn_mechanism {
+	SCN_MECH_WATCH_QUEUE,		/* keys: mainline's own watch_queue */
+	SCN_MECH_FANOTIFY_MNTNS,	/* a mount-namespace mark: FAN_MNT_ATTACH/DETACH */
+	SCN_MECH_FANOTIFY_FS_ERROR,	/* a filesystem mark: FAN_FS_ERROR */
+	SCN_MECH_UEVENT,		/* kobject uevents on NETLINK_KOBJECT_UEVENT */
+	SCN_MECH_NONE,			/* mainline has no such event: not-available */
+};
+
+/* Whether a model's cells observe through mainline's mechanisms. */
+bool scn_model_mainline(const char *model);
+/* The mechanism mainline carries a row's event by. */
+enum scn_mechanism scn_mainline_mechanism(const struct scenario *s);
+const char *scn_mechanism_name(enum scn_mechanism m);
+/*
+ * What mainline's rules expect of a row in a profile, with where a block
+ * stops in *where ("" when not blocked), or SCN_UNSET when the rules do
+ * not decide it and the row must say ("expect mainline ...").
+ */
+enum scn_result scn_mainline_rule(const struct scenario *s, const char *profile,
+				  unsigned int variant, const char **where);
 
 #endif /* WL_SCENARIO_H */

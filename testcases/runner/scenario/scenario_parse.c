@@ -314,8 +314,11 @@ static int parse_result(struct parser *p, const char *s, enum scn_result *r)
 		*r = SCN_BLOCKED;
 	else if (strcmp(s, "not-posted") == 0)
 		*r = SCN_NOT_POSTED;
+	else if (strcmp(s, "not-available") == 0)
+		*r = SCN_NOT_AVAILABLE;
 	else
-		return fail(p, "result '%s' is not delivered, blocked or not-posted", s);
+		return fail(p, "result '%s' is not delivered, blocked, not-posted or not-available",
+			    s);
 	return 0;
 }
 
@@ -371,7 +374,7 @@ static int parse_expect(struct parser *p, char **tok, int ntok, struct scenario 
 
 	if (ntok != 2)
 		return fail(p, "expect: want 'expect SELECTOR[,SELECTOR...] "
-			    "delivered|blocked[@STEP:WHO]|not-posted'");
+			    "delivered|blocked[@STEP:WHO]|not-posted|not-available'");
 	if (parse_result(p, tok[1], &r))
 		return -1;
 	for (char *sel = strtok(tok[0], ","); sel; sel = strtok(NULL, ",")) {
@@ -659,7 +662,8 @@ static int finish(struct parser *p, struct scn_set *set, struct scenario *s)
 	nv = scn_variant_list(s, vars, 8);
 	for (const char *const *pr = scn_profiles; *pr; pr++)
 		for (const char *const *m = scn_models; *m; m++)
-			for (size_t i = 0; i < nv && scn_model_in_profile(*m, *pr); i++)
+			for (size_t i = 0; i < nv && scn_model_in_profile(*m, *pr) &&
+			     !(s->property[0] && scn_model_mainline(*m)); i++)
 				if (scn_expected(s, *pr, *m, vars[i]) == SCN_UNSET)
 					return fail(p, "scenario %s: no expectation for %s/%s%s",
 						    s->name, *pr, *m,
@@ -837,11 +841,13 @@ static const struct scn_expect *expect_line(const struct scenario *s, const char
 		if (!named)
 			return expect_line(s, profile, base, variant);
 	}
+	/* "*" is every watch_queue model: the mainline column is named, or derived. */
 	for (size_t i = 0; i < s->nexpect; i++) {
 		const struct scn_expect *e = &s->expect[i];
 
 		if ((strcmp(e->profile, "*") == 0 || strcmp(e->profile, profile) == 0) &&
-		    (strcmp(e->model, "*") == 0 || strcmp(e->model, model) == 0) &&
+		    ((strcmp(e->model, "*") == 0 && !scn_model_mainline(model)) ||
+		     strcmp(e->model, model) == 0) &&
 		    (!e->variant || (e->variant & variant)))
 			r = e;
 	}
@@ -852,7 +858,10 @@ enum scn_result scn_expected(const struct scenario *s, const char *profile,
 			     const char *model, unsigned int variant)
 {
 	const struct scn_expect *e = expect_line(s, profile, model, variant);
+	const char *where;
 
+	if (!e && scn_model_mainline(model))
+		return scn_mainline_rule(s, profile, variant, &where);
 	return e ? e->result : SCN_UNSET;
 }
 
@@ -860,8 +869,11 @@ const char *scn_expected_where(const struct scenario *s, const char *profile,
 			       const char *model, unsigned int variant)
 {
 	const struct scn_expect *e = expect_line(s, profile, model, variant);
+	const char *where = "";
 
-	return e ? e->where : "";
+	if (!e && scn_model_mainline(model))
+		scn_mainline_rule(s, profile, variant, &where);
+	return e ? e->where : where;
 }
 
 size_t scn_variant_list(const struct scenario *s, unsigned int *out, size_t max)
@@ -917,6 +929,8 @@ const char *scn_result_name(enum scn_result r)
 		return "blocked";
 	case SCN_NOT_POSTED:
 		return "not-posted";
+	case SCN_NOT_AVAILABLE:
+		return "not-available";
 	default:
 		return "unset";
 	}

@@ -411,6 +411,24 @@ static int watcher_main(struct scn_ctx *c, int sock)
 			d.others ? (d.others << 16 | d.other_type << 8 | d.other_subtype) : 0, -1);
 }
 
+/* The mainline column's watcher: mainline's mechanism for the row's event. */
+static int mainline_main(struct scn_ctx *c, int sock)
+{
+	bool delivered;
+	struct msg m;
+	int fd = scn_mainline_watch(c);
+
+	if (send_msg(sock, MSG_READY, fd < 0 ? -fd : 0, 0, 0, -1))
+		return -1;
+	if (fd < 0)
+		return 0;	/* refused: the runner records "blocked" */
+	if (recv_msg(sock, MSG_GO, &m, NULL) ||
+	    scn_mainline_drain(c, fd, (uint64_t)m.a, &delivered))
+		return -1;
+	close(fd);
+	return send_msg(sock, MSG_RESULT, 0, delivered, 0, -1);
+}
+
 static int setter_main(struct scn_ctx *c, int sock)
 {
 	return send_msg(sock, MSG_READY, scn_watch(c, c->qfd, SCN_WATCH_ID), 0, 0, -1);
@@ -591,9 +609,11 @@ static int kernel_trigger(struct proc *owner)
 }
 
 /* What the watcher party runs: how it observes the action. */
-static int (*observer_main(const struct scenario *s))(struct scn_ctx *, int)
+static int (*observer_main(const struct scn_ctx *c))(struct scn_ctx *, int)
 {
-	switch (s->observe) {
+	if (c->mech != SCN_MECH_WATCH_QUEUE)
+		return mainline_main;
+	switch (c->s->observe) {
 	case SCN_OBSERVE_READ:
 		return reader_main;
 	case SCN_OBSERVE_COUNT:
@@ -608,6 +628,7 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 	const struct scenario *s = c->s;
 	struct proc owner = { 0 }, w = { 0 }, setter = { 0 }, t = { 0 };
 	enum scn_result res = SCN_UNSET;
+	int64_t fence = 0;
 	struct msg m;
 	int werr;
 
@@ -623,7 +644,7 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 	}
 	if (s->watch_via_trigger && start_trigger_first(c, &t))
 		goto out;
-	if (proc_start(&w, c, &s->watcher, observer_main(s)))
+	if (proc_start(&w, c, &s->watcher, observer_main(c)))
 		goto out;
 	werr = set_watch(c, &w, &setter);
 	if (werr < 0)
@@ -682,9 +703,11 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 	}
 	if (!s->watch_via_trigger && !proc_end(&t, false))
 		goto out;
+	if (c->mech != SCN_MECH_WATCH_QUEUE && (fence = scn_mainline_fence(c)) < 0)
+		goto out;
 	/* The action's records, before the fence's own post joins them. */
 	wl_evidence_take(ev);
-	if (send_msg(w.sock, MSG_GO, 0, 0, 0, -1) || recv_msg(w.sock, MSG_RESULT, &m, NULL))
+	if (send_msg(w.sock, MSG_GO, 0, fence, 0, -1) || recv_msg(w.sock, MSG_RESULT, &m, NULL))
 		goto out;
 	/* An event the kernel posts later came (or not) while the watcher waited. */
 	if (s->action->async)
@@ -737,11 +760,14 @@ static int set_kernel_events(const struct scenario *s)
 	return r ? -1 : 0;
 }
 
-enum scn_result scn_run(const struct scenario *s, unsigned int variant,
-			struct wl_evidence *ev, int *watch_err)
+/* One run of a row, observed through mech. */
+static enum scn_result run_mechanism(const struct scenario *s, unsigned int variant,
+				     enum scn_mechanism mech, struct wl_evidence *ev,
+				     int *watch_err)
 {
 	struct scn_ctx c = {
 		.s = s, .variant = variant, .mfd = -1, .pass = { -1, -1 }, .qfd = -1,
+		.mech = mech,
 	};
 	enum scn_result res = SCN_UNSET;
 	char old[8];
@@ -758,6 +784,12 @@ enum scn_result scn_run(const struct scenario *s, unsigned int variant,
 	if (old[0] && wl_write_file(WL_FPUT_SYSCTL, old))
 		res = SCN_UNSET;
 	return res;
+}
+
+enum scn_result scn_run(const struct scenario *s, unsigned int variant,
+			struct wl_evidence *ev, int *watch_err)
+{
+	return run_mechanism(s, variant, SCN_MECH_WATCH_QUEUE, ev, watch_err);
 }
 
 /* Who W is, as the records name it: a party's uid and its label's text. */
@@ -824,6 +856,8 @@ static void check_posted_as(const struct scenario *s, const struct wl_evidence *
 int scn_run_cell(const struct scenario *s, unsigned int variant, const char *profile,
 		 const char *model, struct wl_evidence *ev, struct scn_cell *cell)
 {
+	enum scn_mechanism mech = scn_model_mainline(model) ? scn_mainline_mechanism(s) :
+							      SCN_MECH_WATCH_QUEUE;
 	struct wl_evidence_parties w;
 
 	memset(cell, 0, sizeof(*cell));
@@ -836,9 +870,15 @@ int scn_run_cell(const struct scenario *s, unsigned int variant, const char *pro
 		wl_diag("%s: no expectation for %s/%s", s->name, profile, model);
 		return -1;
 	}
+	if (mech == SCN_MECH_NONE) {
+		/* Mainline has no such event: nothing to watch, nothing to run. */
+		cell->got = SCN_NOT_AVAILABLE;
+		snprintf(cell->where, sizeof(cell->where), "no-mainline-event");
+		return 0;
+	}
 	if (wl_evidence_begin(ev))
 		return -1;
-	cell->got = scn_run(s, variant, ev, &cell->watch_err);
+	cell->got = run_mechanism(s, variant, mech, ev, &cell->watch_err);
 	wl_evidence_end(ev);
 	evidence_parties(s, &w);
 	if (cell->got == SCN_BLOCKED) {
@@ -860,7 +900,9 @@ int scn_run_cell(const struct scenario *s, unsigned int variant, const char *pro
 			cell->posts = 0;
 		return 0;
 	}
-	check_posted_as(s, ev, &w, cell);
+	/* Only the watch_queue posts through the hook that records a poster. */
+	if (mech == SCN_MECH_WATCH_QUEUE)
+		check_posted_as(s, ev, &w, cell);
 	wl_evidence_verdicts(ev, &w, wl_evidence_type_name(s->action->type), s->ev_subtype,
 			     &cell->verdict_allow, &cell->verdict_deny);
 	return 0;

@@ -33,6 +33,7 @@ struct scn_ctx {
 	int32_t key, member;	/* key objects: the object and its keyring member */
 	struct nullb nb;	/* block: the disk with a bad range */
 	struct usbdev usb;	/* usb: the QEMU keyboard */
+	enum scn_mechanism mech;	/* how W observes: watch_queue, or mainline's */
 };
 
 /* As the runner: the source's fixture and the action's prepare; and their undoing. */
@@ -63,6 +64,17 @@ int scn_trigger_ns_setup(struct scn_ctx *c);
 
 /* As the triggerer: the action; 0, or -1 (diagnosed). */
 int scn_act(struct scn_ctx *c);
+
+/*
+ * The mainline column's watcher (observe_mainline.c), for c->mech: set the
+ * watch as W (the fd, or -errno), then read after the action up to the
+ * fence (0 with *delivered, or -1 diagnosed).  The runner raises the fence
+ * once the triggerer is done: scn_mainline_fence() returns what the
+ * watcher needs to know it (a mount's unique ID, or 0), or -1 (diagnosed).
+ */
+int scn_mainline_watch(struct scn_ctx *c);
+int scn_mainline_drain(struct scn_ctx *c, int fd, uint64_t fence, bool *delivered);
+int64_t scn_mainline_fence(struct scn_ctx *c);
 
 /*
  * Run one variant of a scenario under the policy in force.  Returns the
