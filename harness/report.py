@@ -659,7 +659,7 @@ def matrix_markdown(cells):
               "watchpol at model none, SELinux's or Smack's own hooks only "
               "(their watch_key, watch_mount, watch_sb, watch_devices and "
               "post_notification rules). The mainline columns (" +
-              ", ".join(MAINLINE) + ") run each row through what mainline merged "
+              ", ".join(f"`*/{m}`" for m in MAINLINE) + ") run each row through what mainline merged "
               "instead of the 2019 series, with watchpol at none: keys through "
               "watch_queue, mount attach, detach and move through a fanotify "
               "mount-namespace mark, ext4 errors through FAN_FS_ERROR, USB add and "
