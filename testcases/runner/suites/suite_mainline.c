@@ -366,21 +366,32 @@ static enum wl_result mntns_userns_admin_not_parent_ns(void)
 	return WL_PASS;
 }
 
+/*
+ * A fresh group with init_flags marks path with mark_flags and mask: 0 if
+ * the mark ends as want says (0: set), else 1 (diagnosed).
+ */
+static int ml_want_mark(const char *what, unsigned int init_flags, unsigned int mark_flags,
+			uint64_t mask, const char *path, int want)
+{
+	int fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | init_flags, 0), r;
+
+	if (fd < 0) {
+		wl_diag("uid %u: fanotify_init(%#x): %s", getuid(), init_flags, strerror(errno));
+		return 1;
+	}
+	r = wl_want_errno(what, fanotify_mark(fd, FAN_MARK_ADD | mark_flags, mask, AT_FDCWD,
+					      path), want) ? 1 : 0;
+	close(fd);
+	return r;
+}
+
 static int userns_not_nsfs(void *arg)
 {
-	int fd;
-
 	(void)arg;
 	if (ml_own_userns() || wl_mkdir("/tmp/wlml-A"))
 		return 1;
-	fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_MNT | FAN_CLOEXEC, 0);
-	if (fd < 0) {
-		wl_diag("fanotify_init(FAN_REPORT_MNT) in a user namespace: %s", strerror(errno));
-		return 1;
-	}
-	return wl_want_errno("a mount-namespace mark on a directory, from a user namespace",
-			     fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_MNTNS, FAN_MNT_ATTACH,
-					   AT_FDCWD, "/tmp/wlml-A"), EINVAL) ? 1 : 0;
+	return ml_want_mark("a mount-namespace mark on a directory, from a user namespace",
+			    FAN_REPORT_MNT, FAN_MARK_MNTNS, FAN_MNT_ATTACH, "/tmp/wlml-A", EINVAL);
 }
 
 /*
@@ -510,16 +521,9 @@ static enum wl_result fs_error_first_in_full_then_counted(void)
 
 static int unprivileged_fs_mark(void *arg)
 {
-	int fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_CLOEXEC, 0);
-
 	(void)arg;
-	if (fd < 0) {
-		wl_diag("uid 1000 fanotify_init(FAN_REPORT_FID): %s", strerror(errno));
-		return 1;
-	}
-	return wl_want_errno("uid 1000's filesystem mark for FAN_FS_ERROR",
-			     fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_FS_ERROR,
-					   AT_FDCWD, "/tmp"), EPERM) ? 1 : 0;
+	return ml_want_mark("uid 1000's filesystem mark for FAN_FS_ERROR", FAN_REPORT_FID,
+			    FAN_MARK_FILESYSTEM, FAN_FS_ERROR, "/tmp", EPERM);
 }
 
 /* Filesystem errors are for the administrator: uid 1000 may not mark. */
