@@ -30,18 +30,6 @@
 #include <linux/capability.h>
 
 #include "scenario.h"
-#include "wl_lists.h"
-
-static const char *const model_names[] = { WL_MODELS };
-static const char *const model_mechanism[] = { WL_MODEL_MECHANISM };
-
-bool scn_model_mainline(const char *model)
-{
-	for (size_t i = 0; i < sizeof(model_names) / sizeof(model_names[0]); i++)
-		if (!strcmp(model_names[i], model))
-			return !strcmp(model_mechanism[i], "mainline");
-	return false;
-}
 
 const char *scn_mechanism_name(enum scn_mechanism m)
 {

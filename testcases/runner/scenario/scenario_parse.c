@@ -25,6 +25,7 @@ const char *const scn_models[] = { WL_MODELS, NULL };
 static const char *const model_profiles[] = { WL_MODEL_PROFILES };
 static const char *const model_like[] = { WL_MODEL_LIKE };
 static const char *const model_from[] = { WL_MODEL_FROM };
+static const char *const model_mechanism[] = { WL_MODEL_MECHANISM };
 
 static int model_index(const char *model)
 {
@@ -46,6 +47,13 @@ bool scn_model_in_profile(const char *model, const char *profile)
 		if (strcmp(p, profile) == 0)
 			return true;
 	return false;
+}
+
+bool scn_model_mainline(const char *model)
+{
+	int m = model_index(model);
+
+	return m >= 0 && strcmp(model_mechanism[m], "mainline") == 0;
 }
 
 struct parser {

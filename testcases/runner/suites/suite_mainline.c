@@ -191,6 +191,15 @@ static int ml_own_userns(void)
 	return 0;
 }
 
+/* fn as uid 1000: a pass if it returns 0, else a failure naming what. */
+static enum wl_result ml_as_user(int (*fn)(void *), const char *what)
+{
+	struct wl_creds user = wl_user(1000);
+
+	WL_EXPECT(wl_run_as(&user, fn, NULL) == 0, "%s", what);
+	return WL_PASS;
+}
+
 /* Attach, move (one event with both bits) and detach, each with its unique ID. */
 static enum wl_result mntns_attach_move_detach(void)
 {
@@ -330,11 +339,7 @@ static int userns_own_ns(void *arg)
  */
 static enum wl_result mntns_userns_admin_watches_own_ns(void)
 {
-	struct wl_creds user = wl_user(1000);
-
-	WL_EXPECT(wl_run_as(&user, userns_own_ns, NULL) == 0,
-		  "uid 1000 watching the mount namespace its user namespace owns");
-	return WL_PASS;
+	return ml_as_user(userns_own_ns, "uid 1000 watching the mount namespace its user namespace owns");
 }
 
 static int userns_parent_ns(void *arg)
@@ -359,11 +364,7 @@ static int userns_parent_ns(void *arg)
 /* ...but not one its user namespace does not own. */
 static enum wl_result mntns_userns_admin_not_parent_ns(void)
 {
-	struct wl_creds user = wl_user(1000);
-
-	WL_EXPECT(wl_run_as(&user, userns_parent_ns, NULL) == 0,
-		  "uid 1000's user namespace marking the initial mount namespace");
-	return WL_PASS;
+	return ml_as_user(userns_parent_ns, "uid 1000's user namespace marking the initial mount namespace");
 }
 
 /*
@@ -402,11 +403,7 @@ static int userns_not_nsfs(void *arg)
  */
 static enum wl_result mntns_userns_mark_not_nsfs_einval(void)
 {
-	struct wl_creds user = wl_user(1000);
-
-	WL_EXPECT(wl_run_as(&user, userns_not_nsfs, NULL) == 0,
-		  "uid 1000's mount-namespace mark on a directory");
-	return WL_PASS;
+	return ml_as_user(userns_not_nsfs, "uid 1000's mount-namespace mark on a directory");
 }
 
 static int labelled_mark(void *arg)
@@ -529,11 +526,7 @@ static int unprivileged_fs_mark(void *arg)
 /* Filesystem errors are for the administrator: uid 1000 may not mark. */
 static enum wl_result fs_error_mark_needs_cap_sys_admin(void)
 {
-	struct wl_creds user = wl_user(1000);
-
-	WL_EXPECT(wl_run_as(&user, unprivileged_fs_mark, NULL) == 0,
-		  "uid 1000's FAN_FS_ERROR mark");
-	return WL_PASS;
+	return ml_as_user(unprivileged_fs_mark, "uid 1000's FAN_FS_ERROR mark");
 }
 
 #define ML_UEVENT_DEV "/devices/virtual/mem/null"
