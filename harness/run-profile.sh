@@ -50,7 +50,7 @@ for a in $args; do
 done
 # shellcheck disable=SC2086 # one suite name per word
 WATCHLAB_CMDLINE="$args" WATCHLAB_SCENARIOS="$top/testcases/scenarios" \
-	WATCHLAB_KSELFTEST="$build/guest/watch_queue_test" \
+	WATCHLAB_GUEST_BINDIR="$build/guest" \
 	"$build/guest/wlrun" --list ${only//,/ } >"$results/manifest-$name.ktap"
 
 # A passing boot of the same inputs is replayed (harness/boot-cache.sh).
