@@ -197,8 +197,18 @@ KSELFTEST := $(GUEST)/watch_queue_test
 $(KSELFTEST): $(TREE_KEY) $(UAPI)/.stamp
 	@mkdir -p $(GUEST)
 	@echo "watchlab: building the watch_queue kselftest"
-	@gcc -std=gnu11 -O2 -Wall -static -isystem $(UAPI)/include -o $@ \
+	@gcc -std=gnu11 -O2 -Wall -static -fmacro-prefix-map=$(B)/linux/= -isystem $(UAPI)/include -o $@ \
 		$(B)/linux/tools/testing/selftests/watch_queue/watch_queue_test.c
+
+# The kselftest of fanotify mount-namespace marks (kernel-patches 0034),
+# from the patched tree; the runner's suite_mount_notify runs it in every boot.
+MOUNT_NOTIFY_TEST := $(GUEST)/mount-notify_test
+$(MOUNT_NOTIFY_TEST): $(TREE_KEY) $(UAPI)/.stamp
+	@mkdir -p $(GUEST)
+	@echo "watchlab: building the mount-notify kselftest"
+	@gcc -std=gnu11 -O2 -Wall -Werror -static -pthread -fmacro-prefix-map=$(B)/linux/= \
+		-isystem $(UAPI)/include -o $@ \
+		$(B)/linux/tools/testing/selftests/filesystems/mount-notify/mount-notify_test.c
 
 # The kernel's sample program (samples/watch_queue/watch_test.c, extended by
 # kernel-patches 0023), from the patched tree; suite_sample runs it in every
@@ -221,11 +231,12 @@ $(SEPOLICY): $(wildcard policy/selinux/*) harness/selinux-policy.sh $(TREE_KEY) 
 	@mkdir -p $(dir $@)
 	@harness/selinux-policy.sh $(LAB_OBJ) $@
 
-$(INITRD): $(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST) $(SAMPLE) $(SEPOLICY) images/init.sh \
+$(INITRD): $(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST) $(MOUNT_NOTIFY_TEST) $(SAMPLE) \
+		$(SEPOLICY) images/init.sh \
 		harness/initramfs.sh $(POLICY_FILES) $(SCENARIO_FILES) $(WALKTHROUGH_FILES)
 	@echo "watchlab: packing the initramfs"
 	@harness/initramfs.sh $@ /etc/watchlab/selinux/policy.bin=$(SEPOLICY) \
-		$(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST) $(SAMPLE)
+		$(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST) $(MOUNT_NOTIFY_TEST) $(SAMPLE)
 
 guest: $(INITRD)
 
