@@ -30,27 +30,17 @@ if [ "${BOOT_ICOUNT:-0}" = 1 ]; then
 	icount=(-icount "shift=0,sleep=off")
 fi
 
-# Two vCPUs as two sockets of one core each.  The lab kernel has no ACPI,
-# so it finds the CPUs in SeaBIOS's MP table, and SeaBIOS lists only the
-# first logical CPU of each package there when CPUID says the package has
-# more than one (HTT).  A bare "-smp 2" is one socket of two cores in QEMU
-# 7.2, so the guest saw one CPU (nr_cpu_ids:1); two sockets list both.
-smp=2,sockets=2,cores=1,threads=1
+# shellcheck source=harness/qemu-machine.sh
+. "$(dirname "$0")/qemu-machine.sh"
+qemu_machine "$accel" "$cpu"
 
-# no5lvl: with -cpu max the guest would use 5-level paging, and the KASAN
-# kernel then reports a "wild-memory-access" from an interrupt that lands
-# while identify_cpu() has cleared the LA57 bit it computes the shadow
-# bounds from (seen at boot, 6.12.118).  4-level paging is all the lab needs.
 start=$(date +%s.%N)
 set +e
-timeout --foreground -k 5 "$timeout" qemu-system-x86_64 \
-	-nodefaults -nographic -no-reboot \
-	-machine pc,accel="$accel" -cpu "$cpu" -smp "$smp" -m "${GUEST_MEM:-1024}" \
+timeout --foreground -k 5 "$timeout" qemu-system-x86_64 "${QEMU_MACHINE[@]}" \
 	${icount[@]+"${icount[@]}"} \
 	-serial stdio \
-	-device qemu-xhci,id=xhci -device usb-kbd,bus=xhci.0 \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 no5lvl $*" \
+	-append "$KERNEL_CONSOLE_ARGS $*" \
 	</dev/null >"$log" 2>&1
 rc=$?
 set -e

@@ -1,0 +1,30 @@
+# shellcheck shell=bash
+# The guest every boot runs on, sourced by harness/boot.sh (the lab's own
+# boots) and harness/lava-jobs.sh (the same boots as LAVA jobs), so that
+# the two describe one machine.
+#
+# qemu_machine ACCEL CPU: sets QEMU_MACHINE, QEMU's options for the machine
+# and its devices (no kernel, initrd or console redirection).
+#
+# Two vCPUs as two sockets of one core each.  The lab kernel has no ACPI,
+# so it finds the CPUs in SeaBIOS's MP table, and SeaBIOS lists only the
+# first logical CPU of each package there when CPUID says the package has
+# more than one (HTT).  A bare "-smp 2" is one socket of two cores in QEMU
+# 7.2, so the guest saw one CPU (nr_cpu_ids:1); two sockets list both.
+# The xHCI controller and its keyboard are the USB devices suite_devices
+# takes away and brings back (it unbinds and binds xhci_hcd in sysfs).
+qemu_machine() {
+	# shellcheck disable=SC2034 # used by the scripts that source this file
+	QEMU_MACHINE=(-nodefaults -nographic -no-reboot
+		-machine "pc,accel=$1" -cpu "$2" -smp "2,sockets=2,cores=1,threads=1"
+		-m "${GUEST_MEM:-1024}"
+		-device "qemu-xhci,id=xhci" -device "usb-kbd,bus=xhci.0")
+}
+
+# The console arguments every boot's command line starts with.
+# no5lvl: with -cpu max the guest would use 5-level paging, and the KASAN
+# kernel then reports a "wild-memory-access" from an interrupt that lands
+# while identify_cpu() has cleared the LA57 bit it computes the shadow
+# bounds from (seen at boot, 6.12.118).  4-level paging is all the lab needs.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+KERNEL_CONSOLE_ARGS="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 no5lvl"
