@@ -90,6 +90,7 @@ SEPOLICY := $(B)/selinux/policy.bin
 
 .PHONY: help lab test compare deps tree FORCE kernel kernel-debug guest boot-lab boot-test \
 	host-tests mutant-check mutants report report-lab report-test results-dir shell shell-tty matrix \
+	lava-jobs lava-check \
 	kernel-artifacts clean distclean
 
 help:
@@ -127,6 +128,9 @@ help:
 	@echo "  make kernel-artifacts [ARTIFACTS=DIR]"
 	@echo "                  both kernels, saved for shards elsewhere: make test KERNELS=DIR"
 	@echo "                  takes them instead of compiling (default DIR build/kernel-artifacts)"
+	@echo "  make lava-jobs [LAVA_ARTIFACTS=URL]"
+	@echo "                  every boot of make test as a LAVA job definition, in results/lava/"
+	@echo "                  (make test runs the selinux-early one through lava-run)"
 	@echo "  make kernel     build only the lab kernel (kernel-debug: the debug kernel)"
 	@echo "  make guest      build only the initramfs"
 	@echo "  make clean      remove results and guest programs (keeps the kernel builds)"
@@ -261,7 +265,7 @@ EARLY_BOOT_SPEC := $(LAB_OBJ):selinux:selinux-early:$(BOOT_TIMEOUT)::watchpol.mo
 spec_name = $(word 3,$(subst :, ,$(1)))
 LAB_PARTS := $(foreach s,$(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC),$(call spec_name,$(s)))
 DEBUG_PARTS := $(foreach s,$(DEBUG_BOOT_SPEC),$(call spec_name,$(s)))
-TEST_PARTS := $(DEBUG_PARTS) $(LAB_PARTS) host mutants
+TEST_PARTS := $(DEBUG_PARTS) $(LAB_PARTS) host mutants lava
 BOOTS ?=
 override BOOTS := $(strip $(BOOTS))
 ifneq ($(filter-out $(TEST_PARTS),$(BOOTS)),)
@@ -291,6 +295,7 @@ LAB_BOOTS := $(foreach p,$(PROFILES),$(p):$(p):1) selinux-early:selinux:0 \
 	byo-$(LSM):$(LSM):byo $(if $(LSM_ANSWER),$(LSM_ANSWER):$(LSM):answer)
 TEST_BOOTS := $(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 \
 	$(LABELLED_DEBUG_PROFILE)-debug:$(LABELLED_DEBUG_PROFILE):0 host:host:ktap mutants:mutants:ktap \
+	lava:lava:ktap \
 	$(TOP)/SECURITY.md:security:doc
 
 # Write the reports, print the matrix and the summary; fail on any failure.
@@ -327,7 +332,27 @@ mutant-check: kernel guest | results-dir
 	@MUTANT_RESULTS=$(R)/mutants MUTANT_JOBS=1 MUTANT_RESCOPE=0 harness/mutants.sh --ktap $(R)/mutants.ktap \
 		$(MUTANT_CHECK) >$(R)/mutants.log
 
-report-test: boot-test $(call part,host,host-tests) $(call part,mutants,mutant-check)
+# Each boot as a LAVA job (harness/lava-jobs.sh), in results/lava/:
+# LAVA_ARTIFACTS=URL points them at a server holding make kernel-artifacts'
+# folder and the initramfs; without it they name this checkout's files, for
+# lava-run here.
+lava-jobs: kernel kernel-debug guest
+	@rm -rf $(TOP)/results/lava
+	@harness/lava-jobs.sh $(TOP)/results/lava $(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC) $(DEBUG_BOOT_SPEC)
+	@echo "watchlab: LAVA jobs in results/lava/ ($(if $(LAVA_ARTIFACTS),artifacts from $(LAVA_ARTIFACTS),file:// artifacts of this checkout)); device-qemu.yaml is the device lava-run boots them on"
+
+# make test's lava part: every boot's job validated by Debian's lava-run,
+# and the short selinux-early boot run through it, its results compared
+# with the lab's own run of that boot (so after the boots; a shard with the
+# lava part needs that boot too).
+LAVA_BOOT := selinux-early
+lava-check: boot-test | results-dir
+	@echo "watchlab: running the $(LAVA_BOOT) boot through lava-run"
+	@env -u LAVA_ARTIFACTS harness/lava_check.py $(R) $(LAVA_BOOT) $(LAB_PICKED) $(DEBUG_PICKED) \
+		>$(R)/lava.ktap
+
+report-test: boot-test $(call part,host,host-tests) $(call part,mutants,mutant-check) \
+		$(call part,lava,lava-check)
 	@$(call report,$(TEST_BOOTS))
 
 # Two steps at a time: the guest, the SELinux policy and the host suites

@@ -4,7 +4,8 @@
 #   patches    - checkpatch --strict on each patch in kernel-patches/series and examples/;
 #                every warning type left must be named in that patch's changelog
 #   lsm_style  - checkpatch --strict -f on the watchpol sources
-#   report     - the report parser's own tests (harness/test_report.py)
+#   report     - the report parser's own tests (harness/test_report.py) and
+#                the LAVA jobs' (harness/test_lava.py)
 #   scenarios  - testcases/scenarios/ parses (every "scenario" line of the files) and
 #                malformed scenario files fail with their file and line
 #   entry      - every make goal installs the packages before any rule runs
@@ -115,6 +116,11 @@ if out=$(python3 "$top/harness/test_report.py" 2>&1); then
 	result 1 "report_parser" "$(echo "$out" | tail -1)"
 else
 	result 0 "report_parser" "$(echo "$out" | tail -20)"
+fi
+if out=$(python3 "$top/harness/test_lava.py" 2>&1); then
+	result 1 "lava_jobs" "$(echo "$out" | tail -1)"
+else
+	result 0 "lava_jobs" "$(echo "$out" | tail -20)"
 fi
 end report
 

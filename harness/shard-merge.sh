@@ -57,6 +57,8 @@ for part in $want; do
 	dir=${owner[$part]}
 	case $part in
 	host) cp "$dir/host.ktap" "$new/" ;;
+	lava) cp "$dir/lava.ktap" "$new/"
+		[ ! -d "$dir/lava" ] || cp -r "$dir/lava" "$new/" ;;
 	mutants) cp "$dir/mutants.ktap" "$dir/mutants.log" "$new/"
 		[ ! -d "$dir/mutants" ] || cp -r "$dir/mutants" "$new/" ;;
 	*) cp "$dir/console-$part.log" "$dir/console-$part.log.status" \
