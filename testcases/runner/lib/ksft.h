@@ -30,6 +30,7 @@ struct wl_ksft {
 	const char *bin;	/* the file name in /bin */
 	bool ran;
 	size_t nresults;
+	size_t overflow;	/* results past WL_KSFT_MAX, which fail the last */
 	struct wl_ksft_result results[WL_KSFT_MAX];
 	char ran_diag[256];	/* why the run gave no result */
 	char ran_name[64];	/* the one test a run without results reports */
