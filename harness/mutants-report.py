@@ -8,8 +8,9 @@ and the report made of them.
   mutants-report.py ktap DIR MUTANT...           KTAP: each one killed?
 
 The score counts the mutants not argued equivalent: killed / (killed +
-survived).  A mutant that is stillborn (does not build) or has no verdict
-fails the report: it says nothing about the lab's power.
+survived).  A mutant that is stillborn (does not build), unjudged (a boot's
+report did not finish) or has no verdict fails the report: it says nothing
+about the lab's power.
 """
 import json
 import sys
@@ -58,7 +59,7 @@ def report(out, seconds, names):
     scored = [v for v in verdicts if not v["equivalent"]]
     killed = [v for v in scored if v["verdict"] == "killed"]
     survived = [v for v in scored if v["verdict"] == "survived"]
-    stillborn = [v for v in verdicts if v["verdict"] == "stillborn"]
+    stillborn = [v for v in verdicts if v["verdict"] in ("stillborn", "unjudged")]
     build = sum(v["build_s"] for v in verdicts)
     boot = sum(v["boot_s"] for v in verdicts)
 
@@ -103,7 +104,7 @@ def report(out, seconds, names):
     for v in survived:
         print(f"SURVIVED {v['mutant']}: {v['bug']}")
     for v in stillborn:
-        print(f"STILLBORN {v['mutant']}: {v.get('detail') or 'does not build'}")
+        print(f"{v['verdict'].upper()} {v['mutant']}: {v.get('detail') or 'does not build'}")
     for n in missing:
         print(f"NO VERDICT {n}")
     print(f"watchlab: mutants: report in {out}/report.md; {minutes(seconds)}")

@@ -181,13 +181,17 @@ slot_init() {
 }
 
 # restore SLOT MUTANT: the files the mutant changed, from the originals,
-# each written anew (a new mtime) and unlinked from build/linux first.
+# each written anew (a new mtime) and unlinked from build/linux first,
+# with the original's mode: a script restored without its x bit (the
+# report, after a mutant of harness/report.py) would fail every later
+# mutant's check in that slot, and so let it survive.
 restore() {
 	local s=$1 f=$2 p dir from
 	if [ "$(target_of "$f")" = src ]; then dir=$s/src from=$top; else dir=$s/linux from=$build/linux; fi
 	for p in $(diff_paths "$f"); do
 		rm -f "$dir/$p"
 		cat "$from/$p" >"$dir/$p"
+		chmod --reference="$from/$p" "$dir/$p"
 	done
 }
 
@@ -218,6 +222,17 @@ check_report() {
 		sed -n 's/^\(test_[A-Za-z0-9_]*\) (.*) \.\.\. \(FAIL\|ERROR\)$/host.report.\1/p'
 }
 
+# unjudged_boots RESULTS: the boots under RESULTS whose report did not reach
+# its closing line.  A report that did not run judged nothing: no check
+# failed, and that is no survival.
+unjudged_boots() {
+	local f
+	for f in "$1"/run/*/summary.txt "$1"/run-all/*/summary.txt; do
+		[ -f "$f" ] || continue
+		tail -1 "$f" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$' || basename "$(dirname "$f")"
+	done
+}
+
 # baseline_dir BOOT SUITES: where that boot's checks without a mutant are.
 baseline_dir() {
 	echo "$out/baseline/$1-$(echo "$2" | sha256sum | cut -c1-12)"
@@ -238,7 +253,7 @@ kills() {
 
 # run_one SLOT MUTANT: apply, build, boot, judge, restore; write the verdict.
 run_one() {
-	local s=$1 f=$2 n dir t0 t1 t2 verdict killers="" boots suites="" b scope detail=""
+	local s=$1 f=$2 n dir t0 t1 t2 verdict killers="" boots suites="" b scope detail="" unjudged
 	n=$(basename "$f" .patch)
 	local res=$out/logs/$n
 	if [ "$(target_of "$f")" = src ]; then dir=$s/src; else dir=$s/linux; fi
@@ -280,7 +295,10 @@ run_one() {
 			killers=$(sed '/^$/d' <<<"$killers")
 		fi
 		t2=$(date +%s)
-		if [ -n "$killers" ]; then verdict=killed; else verdict=survived; fi
+		unjudged=$(unjudged_boots "$res" | tr '\n' ' ')
+		if [ -n "$unjudged" ]; then
+			verdict=unjudged detail="the report did not finish on: $unjudged"
+		elif [ -n "$killers" ]; then verdict=killed; else verdict=survived; fi
 	fi
 	restore "$s" "$f"
 	"$top/harness/mutants-report.py" record "$out/verdicts/$n.json" \
