@@ -229,7 +229,9 @@ unjudged_boots() {
 	local f
 	for f in "$1"/run/*/summary.txt "$1"/run-all/*/summary.txt; do
 		[ -f "$f" ] || continue
-		tail -1 "$f" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$' || basename "$(dirname "$f")"
+		# "N passed, N failed", or "reduced: ..." for a SUITES run.
+		tail -1 "$f" | grep -Eq '^(reduced: )?[0-9]+ passed, [0-9]+ failed$' ||
+			basename "$(dirname "$f")"
 	done
 }
 
@@ -285,7 +287,9 @@ run_one() {
 " ;;
 		esac
 		killers=$(sed '/^$/d' <<<"$killers")
-		if [ -z "$killers" ] && [ "$scope" = narrow ] && [ "$rescope" = 1 ]; then
+		# A narrow run its report could not judge is not run again wider.
+		if [ -z "$killers" ] && [ -z "$(unjudged_boots "$res")" ] &&
+			[ "$scope" = narrow ] && [ "$rescope" = 1 ]; then
 			scope=all suites=""
 			boots=$profiles
 			for b in $boots; do
