@@ -63,6 +63,17 @@ machine_pairs() {
 }
 machine_pairs
 
+# The pairs a qemu device-type template does not write itself (it gives
+# the machine, the CPU, the memory and the console): the job's
+# extra_options.
+EXTRA=()
+for pair in "${PAIRS[@]}"; do
+	case $pair in
+	"-machine "* | "-cpu "* | "-m "* | -nodefaults | -nographic) ;;
+	*) EXTRA+=("$pair") ;;
+	esac
+done
+
 url_of() {
 	if [ -n "${LAVA_ARTIFACTS:-}" ]; then
 		echo "${LAVA_ARTIFACTS%/}/$2"
@@ -134,8 +145,7 @@ for spec in "$@"; do
 		echo "  cpu: max"
 		echo "  memory: ${GUEST_MEM:-1024}"
 		echo "  extra_options:"
-		yaml_list "  " "-smp 2,sockets=2,cores=1,threads=1" "-no-reboot" \
-			"-device qemu-xhci,id=xhci" "-device usb-kbd,bus=xhci.0"
+		yaml_list "  " "${EXTRA[@]}"
 		echo "actions:"
 		echo "- deploy:"
 		echo "    to: tmpfs"
