@@ -62,17 +62,22 @@ SPLATS = [
 
 
 class Node:
-    def __init__(self, name, ok, diags, children=None, directive=None):
+    """A KTAP result.  ATTRS: a suite's KTAP attributes, the "# NAME: VALUE"
+    lines of its header (before its plan), e.g. the runner's skip_budget."""
+
+    def __init__(self, name, ok, diags, children=None, directive=None, attrs=None):
         self.name = name
         self.ok = ok
         self.diags = diags
         self.children = children or []
         self.directive = directive
+        self.attrs = attrs or {}
 
     @property
     def skipped(self):
-        """A KTAP '# SKIP reason': neither a pass nor a failure, counted apart."""
-        return bool(self.directive) and self.directive.upper().startswith("SKIP")
+        """An 'ok N name # SKIP reason': neither a pass nor a failure, counted
+        apart.  A 'not ok' line with a SKIP directive failed: no skip."""
+        return self.ok and bool(self.directive) and self.directive.upper().startswith("SKIP")
 
     @property
     def xfail(self):
@@ -96,6 +101,11 @@ class Frame:
         self.plan = None
         self.results = []
         self.diags = []
+        self.attrs = {}
+
+
+# A suite's attribute in its KTAP header, as KUnit prints "# module: NAME".
+ATTRIBUTE = re.compile(r"^([a-z_]+): (\S.*)$")
 
 
 def close_frame(frame, where):
@@ -110,10 +120,11 @@ def close_frame(frame, where):
 def finish_document(stack, where):
     """Close every open block of a document; a suite cut short is a failure."""
     while len(stack) > 1:
+        attrs = stack[-1].attrs
         children = close_frame(stack.pop(), where)
         stack[-1].results.append(Node("unfinished", False,
                                       [f"{where}: a suite stopped before its result line"],
-                                      children))
+                                      children, attrs=attrs))
     return close_frame(stack.pop(), where) if stack else []
 
 
@@ -168,8 +179,9 @@ def parse_ktap(lines, where):
         m = RESULT.match(line)
         if m:
             indent = len(m.group(1))
-            children = []
+            children, attrs = [], {}
             while len(stack) > 1 and stack[-1].indent > indent:
+                attrs = stack[-1].attrs
                 children = close_frame(stack.pop(), where)
             frame = stack[-1]
             if frame.indent != indent:
@@ -177,7 +189,10 @@ def parse_ktap(lines, where):
             directive = m.group(5)
             ok = m.group(2) == "ok"
             name = (m.group(4) or f"test{m.group(3)}").strip().replace(" ", "_")
-            frame.results.append(Node(name, ok, frame.diags, children, directive))
+            if not ok and directive and directive.upper().startswith("SKIP"):
+                frame.diags.append(f"{where}: {name}: 'not ok' with '# {directive}': "
+                                   "a failure, not a skip")
+            frame.results.append(Node(name, ok, frame.diags, children, directive, attrs=attrs))
             frame.diags = []
             continue
         m = DIAG.match(line)
@@ -185,7 +200,11 @@ def parse_ktap(lines, where):
             indent = len(m.group(1))
             for frame in reversed(stack):
                 if frame.indent == indent:
-                    frame.diags.append(m.group(2))
+                    attr = ATTRIBUTE.match(m.group(2))
+                    if attr and indent and frame.plan is None and not frame.results:
+                        frame.attrs[attr.group(1)] = attr.group(2)
+                    else:
+                        frame.diags.append(m.group(2))
                     break
     top.extend(finish_document(stack, where))
     return top
@@ -447,6 +466,7 @@ def emit_ktap(node, number, depth, out):
     if node.children:
         out.append(f"{pad}    KTAP version 1")
         out.append(f"{pad}    # Subtest: {node.name}")
+        out.extend(f"{pad}    # {k}: {v}" for k, v in node.attrs.items())
         out.append(f"{pad}    1..{len(node.children)}")
         for i, child in enumerate(node.children, 1):
             emit_ktap(child, i, depth + 1, out)
@@ -780,7 +800,7 @@ def distinct_checks(boots):
 def runner_leaves(nodes):
     """The runner's results of a boot, as path -> skipped: its suites are
     the suite_* documents (the kernel's KUnit suites report on their own)."""
-    return {path: bool(leaf.directive and leaf.directive.upper().startswith("SKIP"))
+    return {path: leaf.skipped
             for n in nodes if n.name.startswith("suite_")
             for path, leaf in n.leaves()}
 
@@ -795,8 +815,9 @@ def manifest_checks(name, suites, manifest):
     missing = sorted(p for p in want if p not in got)
     extra = sorted(p for p in got if p not in want)
     # A suite's skip follows from the command line, so the manifest knows
-    # it; a test that skips itself at run time (a kselftest SKIP) is
-    # counted apart as a skip, which the manifest cannot foresee.
+    # it; a test that skips itself at run time (a kselftest SKIP), which the
+    # manifest cannot foresee, counts against its suite's budget instead
+    # (skip_checks).
     skips = sorted(p for p in want if p in got and want[p] != got[p]
                    and not ("." in p and got[p] and not want[p]))
     diags = ([f"missing: {p}" for p in missing[:20]] +
@@ -809,6 +830,28 @@ def manifest_checks(name, suites, manifest):
     if not want:
         diags.append(f"{name}: the manifest lists no runner suite")
     return Node("manifest", ok, diags)
+
+
+def skip_checks(name, suites):
+    """A test that skips itself at run time is one of its suite's budget,
+    which the suite declares and the runner prints as the KTAP attribute
+    "# skip_budget: N" (testcases/runner/core/wl.h, .skip_budget; none: 0).
+    A skip past it, or in a suite that declares none, fails, naming the
+    suite and its skipped tests.  A whole suite skipped is the manifest's to
+    judge: the command line decides it."""
+    bad, total = [], 0
+    for suite in suites:
+        skipped = [path.split(".", 1)[1] for path, leaf in suite.leaves()
+                   if leaf is not suite and leaf.skipped]
+        budget = suite.attrs.get("skip_budget", "0")
+        budget = int(budget) if budget.isdigit() else 0
+        total += len(skipped)
+        if len(skipped) > budget:
+            bad.append(f"{suite.name}: {len(skipped)} runtime skip"
+                       f"{'' if len(skipped) == 1 else 's'}, its budget is {budget}: "
+                       + ", ".join(skipped))
+    return Node("skips", not bad, bad or ([f"{name}: {total} runtime skips, each within "
+                                          "its suite's budget"] if total else []))
 
 
 # ---- the manifests against the source tree, which the runner did not write ----
@@ -1060,6 +1103,7 @@ def main():
         # A SUITES run's manifest already lists only those suites
         # (harness/run-profile.sh asks wlrun --list for them): filtering it
         # again by name dropped their variants (suite_mount_ring).
+        suites.append(skip_checks(name, suites))
         suites.append(manifest_checks(name, suites, manifest))
         if manifest is not None:
             manifests.append(manifest)

@@ -62,6 +62,16 @@ ok 1 keys
         self.assertEqual([n.skipped for n in nodes], [True, False])
         self.assertEqual(nodes[0].directive, "SKIP no hardware")
 
+    def test_not_ok_with_a_skip_directive_is_a_failure(self):
+        """Review L1: 'not ok ... # SKIP' failed; it is no skip."""
+        log = "KTAP version 1\n1..1\nnot ok 1 x # SKIP y\n"
+        leaf = report.parse_ktap(log.splitlines(), "t")[0]
+        self.assertEqual((leaf.ok, leaf.skipped), (False, False))
+        self.assertIn("t: x: 'not ok' with '# SKIP y': a failure, not a skip", leaf.diags)
+        out = []
+        report.emit_ktap(leaf, 1, 0, out)
+        self.assertEqual(out[-1], "not ok 1 x")
+
 
 class Interleaving(unittest.TestCase):
     def test_kernel_message_inside_a_runner_line(self):
@@ -563,6 +573,59 @@ class Kcidb(unittest.TestCase):
 
 
 class RuntimeSkip(unittest.TestCase):
+    """A test that skips itself at run time counts against its suite's
+    budget, which the runner prints as the suite's KTAP attribute
+    "# skip_budget: N" (testcases/runner/core/wl.h, .skip_budget)."""
+
+    CONSOLE = """KTAP version 1
+1..3
+    KTAP version 1
+    # Subtest: suite_kselftest
+    # skip_budget: 2
+    1..3
+    ok 1 queue.pipe.ring_protocol # SKIP see the diagnostics above
+    ok 2 queue.pipe.ring_bad_tail # SKIP see the diagnostics above
+    ok 3 queue.pipe.basic
+ok 1 suite_kselftest
+    KTAP version 1
+    # Subtest: suite_mount
+    1..1
+    ok 1 bind
+ok 2 suite_mount
+ok 3 suite_labels_smack # SKIP the smack profile only
+"""
+
+    def check(self, console):
+        return report.skip_checks("plain", report.parse_ktap(console.splitlines(), "c"))
+
+    def test_the_budget_is_the_suites_attribute(self):
+        nodes = report.parse_ktap(self.CONSOLE.splitlines(), "c")
+        self.assertEqual(nodes[0].attrs, {"skip_budget": "2"})
+        self.assertEqual(nodes[0].children[0].diags, [])
+        out = []
+        report.emit_ktap(nodes[0], 1, 0, out)
+        self.assertEqual(out[:3], ["    KTAP version 1", "    # Subtest: suite_kselftest",
+                                   "    # skip_budget: 2"])
+
+    def test_skips_within_the_budget_pass(self):
+        node = self.check(self.CONSOLE)
+        self.assertTrue(node.ok, node.diags)
+
+    def test_a_skip_over_the_budget_fails_naming_suite_and_test(self):
+        console = self.CONSOLE.replace("    ok 3 queue.pipe.basic",
+                                       "    ok 3 queue.pipe.basic # SKIP no usbfs node")
+        node = self.check(console)
+        self.assertFalse(node.ok)
+        self.assertIn("suite_kselftest: 3 runtime skips, its budget is 2: "
+                      "queue.pipe.ring_protocol, queue.pipe.ring_bad_tail, queue.pipe.basic",
+                      node.diags)
+
+    def test_a_skip_in_a_suite_that_declares_none_fails(self):
+        console = self.CONSOLE.replace("    ok 1 bind", "    ok 1 bind # SKIP no mount")
+        node = self.check(console)
+        self.assertFalse(node.ok)
+        self.assertIn("suite_mount: 1 runtime skip, its budget is 0: bind", node.diags)
+
     def test_a_test_that_skips_itself_is_a_skip_not_a_pass_nor_a_mismatch(self):
         log = """KTAP version 1
 1..1

@@ -182,14 +182,20 @@ static bool run_suite(const struct wl_suite *s, const struct wl_variant *v, unsi
 	double start = wl_now_s();
 	char name[96];
 	bool ok = true;
+	size_t ntests;
 
 	if (snprintf(name, sizeof(name), "%s%s", s->name, v->suffix) >= (int)sizeof(name))
 		wl_diag("suite name %s%s cut short", s->name, v->suffix);
 	cur_transport = v->transport;
+	/* Counted first: what counting prints is not a line of the header. */
+	ntests = ntests_of(s);
 	ktap_set_depth(1);
 	ktap_line("KTAP version 1");
 	ktap_line("# Subtest: %s", name);
-	ktap_line("1..%zu", ntests_of(s));
+	/* The suite's KTAP attributes, in its header as KUnit prints them. */
+	if (s->skip_budget)
+		ktap_line("# skip_budget: %u", s->skip_budget);
+	ktap_line("1..%zu", ntests);
 	for (size_t i = 0; i < ntests_of(s); i++) {
 		double t0 = wl_now_s();
 		enum wl_result r = run_one(s, i);

@@ -26,7 +26,8 @@
  * A test's result.  WL_SKIP: the test could not check what it is for in
  * this boot, which it decides only while it runs (a kselftest SKIP); KTAP
  * "ok N name # SKIP", counted apart from passes (the reason is in the
- * test's diagnostics above it).  WL_XFAIL: the test holds, but what it
+ * test's diagnostics above it), and against its suite's .skip_budget: the
+ * report fails a skip past it, or in a suite that declares none.  WL_XFAIL: the test holds, but what it
  * shows is a known limit of what the lab can test there (a scenario row
  * the kernel decides before any LSM, so no model is tested by it); KTAP
  * "ok N name # XFAIL reason", as kselftest.h's ksft_test_result_xfail(),
@@ -78,6 +79,13 @@ struct wl_suite {
 	const struct wl_dynamic *dynamic;
 	/* Runs in a bring-your-own-LSM boot (wl_byo_lsm()); no other suite does. */
 	bool byo;
+	/*
+	 * How many of its tests may return WL_SKIP in one run of the suite (in
+	 * each variant): printed as the KTAP attribute "# skip_budget: N" in
+	 * the suite's header, which harness/report.py holds its runtime skips
+	 * to.  0, the default: none may; say beside it which tests skip where.
+	 */
+	unsigned int skip_budget;
 };
 
 struct wl_dynamic {

@@ -6,7 +6,8 @@
  * runs once, when the suite is counted; each of its results becomes one
  * test of the suite, with the kselftest's diagnostics, so they reach the
  * KTAP and JUnit like the rest.  A kselftest SKIP is a KTAP SKIP (WL_SKIP),
- * its reason a diagnostic: counted apart, never as a pass.  On the host
+ * its reason a diagnostic: counted apart, never as a pass, and against the
+ * suite's .skip_budget (core/wl.h).  On the host
  * (wlrun --list) the binary is $WATCHLAB_GUEST_BINDIR/NAME and only lists
  * its tests ("-l").
  */
@@ -40,8 +41,11 @@ size_t wl_ksft_count(struct wl_ksft *k);
 const char *wl_ksft_name(struct wl_ksft *k, size_t i);
 enum wl_result wl_ksft_run(struct wl_ksft *k, size_t i);
 
-/* WL_KSFT_SUITE(suite_x, "binary"): the suite that runs /bin/binary. */
-#define WL_KSFT_SUITE(sname, binary)					\
+/*
+ * WL_KSFT_SUITE(suite_x, "binary"[, more fields]): the suite that runs
+ * /bin/binary, e.g. with .skip_budget = 2.
+ */
+#define WL_KSFT_SUITE(sname, binary, ...)				\
 	static struct wl_ksft sname##_ksft = { .bin = binary };		\
 	static size_t sname##_count(void)				\
 	{								\
@@ -59,6 +63,6 @@ enum wl_result wl_ksft_run(struct wl_ksft *k, size_t i);
 		.count = sname##_count, .name = sname##_name,		\
 		.run = sname##_run,					\
 	};								\
-	WL_SUITE_DEFINE(sname, .dynamic = &sname##_dynamic)
+	WL_SUITE_DEFINE(sname, .dynamic = &sname##_dynamic, __VA_ARGS__)
 
 #endif
