@@ -236,18 +236,29 @@ OUTCOMES = ("delivered", "blocked", "not-posted", "not-available")
 SCENARIO_DIR = "testcases/scenarios"
 
 
+# Why the runner failed a row, from its diagnostics: "ROW: MISATTRIBUTED: ..."
+# (testcases/runner/suites/suite_scenarios.c, judge_row()).
+ROW_TAG = re.compile(r"^\S+: ([A-Z][A-Z -]*[A-Z]): ")
+
+
 def matrix_cells(lines, profile):
-    cells = []
+    """The cells the MATRIX lines record.  A cell passes when it observed
+    what its row expects, with a record of who refused it if blocked, and
+    the runner passed the row it belongs to (the KTAP result after its
+    MATRIX line, at the same depth): a row the runner failed (MISATTRIBUTED,
+    SHADOW MISMATCH, ...) fails its cells, which say why in row_failed."""
+    cells, pending, diags = [], [], []
     for raw in lines:
-        m = MATRIX.search(raw)
+        line = TIMESTAMP.sub("", raw.rstrip("\r\n"))
+        m = MATRIX.search(line)
         if m:
             scenario, model, expected, observed, evidence, threat, at, shadow = m.groups()
             # "blocked@post:watchpol": the row names where the event stops.
             expected, _, where = expected.partition("@")
             cell = {"scenario": scenario, "profile": profile, "model": model,
                     "expected": expected, "observed": observed,
-                    "evidence": evidence or "", "threat": threat or "unsorted",
-                    "pass": expected == observed}
+                    "evidence": evidence or "", "threat": threat or "unsorted"}
+            cell["pass"] = expected == observed and observed in OUTCOMES and not unevidenced(cell)
             if where:
                 cell["expected_where"] = where
             if at:
@@ -255,6 +266,23 @@ def matrix_cells(lines, profile):
             if shadow:
                 cell["shadow"] = shadow
             cells.append(cell)
+            pending.append((len(line) - len(line.lstrip(" ")), cell))
+            continue
+        d = DIAG.match(line)
+        if d:
+            diags.append(d.group(2))
+            continue
+        r = RESULT.match(line)
+        if not r:
+            continue
+        indent, ok = len(r.group(1)), r.group(2) == "ok"
+        tags = [t.group(1) for t in map(ROW_TAG.match, diags) if t]
+        for depth, cell in pending:
+            if depth == indent and not ok:
+                cell["pass"] = False
+                cell["row_failed"] = tags[0] if tags else "ROW FAILED"
+        pending = [(depth, cell) for depth, cell in pending if depth < indent]
+        diags = []
     return cells
 
 
@@ -624,7 +652,8 @@ def matrix_markdown(cells):
             if not got:
                 out.append("–")
                 continue
-            cell = got[-1]
+            # The cell the column shows: the last, or the first that failed.
+            cell = next((c for c in got if not c["pass"] or unevidenced(c)), got[-1])
             text = cell_text(cell)
             if all(c["pass"] and not unevidenced(c) for c in got):
                 out.append(text)
@@ -634,6 +663,8 @@ def matrix_markdown(cells):
                 out.append(f"**NO EVIDENCE** {text}")
             elif cell.get("wrong_refuser"):
                 out.append(f"**WRONG REFUSER** {text} (expected blocked@{cell['refuser']})")
+            elif cell.get("row_failed") and cell["expected"] == cell["observed"]:
+                out.append(f"**{cell['row_failed']}** {text}")
             elif cell["observed"] == "delivered":
                 out.append(f"**LEAK** delivered (expected {cell['expected']})")
             elif cell["expected"] == "delivered":
@@ -685,6 +716,11 @@ def matrix_markdown(cells):
               "mount-namespace mark, ext4 errors through FAN_FS_ERROR, USB add and "
               "remove through kobject uevents; `not-available`: mainline has no such "
               "event (SECURITY.md, \"What mainline chose instead\").\n")
+    failed_rows = sorted({c["row_failed"] for c in cells + props if c.get("row_failed")})
+    if failed_rows:
+        legend += (f"\n{', '.join(failed_rows)}: the cell observed what its row expects, but "
+                   "the runner failed the row for that reason (its diagnostics in ktap.txt "
+                   "say more); it fails `make test` like the marks above.\n")
     if quiet:
         legend += (f"\n{len(quiet)} cells ran again under strict with nobody reading "
                    "watchpol's decision log (its no-consumer path; "

@@ -222,6 +222,37 @@ class Matrix(unittest.TestCase):
         self.assertEqual((cell["evidence"], cell["at"]),
                          ("watch:selinux", "testcases/scenarios/keys.scn:12"))
 
+    MISATTRIBUTED = [
+        "    # MATRIX scenario=p model=strict expected=delivered observed=delivered "
+        "threat=misattribution at=keys.scn:7",
+        "    # p: MISATTRIBUTED: the posts carry t_uid 0, the row names uid=1001 (keys.scn:7)",
+        "    # watchpol log: post key/updated T=0:_ W=1000:_",
+        "    not ok 3 p",
+        "    # MATRIX scenario=q model=strict expected=delivered observed=delivered "
+        "threat=use at=keys.scn:20",
+        "    ok 4 q"]
+
+    def test_a_row_the_runner_failed_fails_everywhere(self):
+        """Its cell came out as expected, but the runner failed the row: the
+        cell must not say pass in matrix.json, kcidb.json or matrix.md."""
+        cells = report.matrix_cells(self.MISATTRIBUTED, "plain")
+        self.assertEqual([(c["scenario"], c["pass"]) for c in cells],
+                         [("p", False), ("q", True)])
+        self.assertEqual(cells[0]["row_failed"], "MISATTRIBUTED")
+        with tempfile.TemporaryDirectory() as d:
+            doc = report.kcidb.report(report.TOP, Path(d), [], cells, [], "x")
+        self.assertEqual([t["status"] for t in doc["tests"]], ["FAIL", "PASS"])
+        md = report.matrix_markdown(cells)
+        self.assertIn("| [p](testcases/scenarios/keys.scn#L7) | **MISATTRIBUTED** delivered |", md)
+        self.assertNotIn("**LEAK**", md)
+        self.assertIn("the runner failed the row", md)   # the legend says what it means
+        # A green matrix keeps its legend: SECURITY.md's copy stays current.
+        self.assertNotIn("the runner failed the row", report.matrix_markdown(cells[1:]))
+
+    def test_a_blocked_cell_without_evidence_does_not_pass(self):
+        cell = self.cells("blocked", "blocked")[0]
+        self.assertFalse(cell["pass"])
+
     def test_markdown_marks_a_leak(self):
         md = report.matrix_markdown(self.cells("blocked", "delivered"))
         self.assertIn("LEAK", md)
