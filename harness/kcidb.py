@@ -3,9 +3,12 @@
 linux-source-6.12 with the series), one build per kernel the run booted,
 and one test per KTAP result and per matrix cell, with paths a KCIDB
 dashboard groups: watchlab.BOOT.SUITE[.MODEL].TEST and
-watchlab.matrix.PROFILE.MODEL.ROW.  Nothing is sent anywhere: report.py
-writes results/latest/kcidb.json and checks it against
-harness/kcidb.schema.json (Debian's python3-jsonschema)."""
+watchlab.matrix.PROFILE.MODEL.ROW.  Each test's status is the report's
+own verdict on the result or cell (report.py's verdict() and
+cell_verdict(), passed in): this module judges nothing.  Nothing is sent
+anywhere: report.py writes results/latest/kcidb.json and checks it against
+harness/kcidb.schema.json (Debian's python3-jsonschema) and against its
+own verdicts."""
 
 import hashlib
 import json
@@ -65,28 +68,28 @@ def excerpt(lines):
     return text[-EXCERPT_MAX:]
 
 
-def leaf_status(leaf):
-    if leaf.skipped:
-        return "SKIP"
-    if leaf.ok:
-        return "PASS"
-    # A boot that printed no KTAP at all: the harness could not test.
-    return "ERROR" if leaf.name == "missing" else "FAIL"
-
-
 def kcidb_path(names):
     return "watchlab." + ".".join(path_segment(n) for n in names)
 
 
-def test_records(boots, build_of, run_id):
+def cell_names(cell):
+    return ["matrix", cell["profile"], cell["model"], cell["scenario"]]
+
+
+def cell_path(cell):
+    return kcidb_path(cell_names(cell))
+
+
+def test_records(boots, build_of, run_id, status):
     """One test per KTAP result of each boot and host part (a report path
-    is BOOT.SUITE.TEST; no name holds a dot of its own)."""
+    is BOOT.SUITE.TEST; no name holds a dot of its own), STATUS(result)
+    its status."""
     tests = []
     for boot in boots:
         for path, leaf in boot.leaves():
             test = {"id": f"{run_id}:{path}", "build_id": build_of(boot.name),
                     "origin": ORIGIN, "path": kcidb_path(path.split(".")),
-                    "status": leaf_status(leaf)}
+                    "status": status(leaf)}
             if leaf.directive:
                 test["misc"] = {"directive": leaf.directive}
             if leaf.diags and not leaf.ok:
@@ -95,25 +98,24 @@ def test_records(boots, build_of, run_id):
     return tests
 
 
-def cell_records(cells, build_id, run_id):
-    """One test per matrix cell: its outcome against its expectation (the
-    cells come from the lab kernel's boots)."""
+def cell_records(cells, build_id, run_id, status):
+    """One test per matrix cell, STATUS(cell) its status (the cells come
+    from the lab kernel's boots)."""
     tests = []
     for c in cells:
-        names = ["matrix", c["profile"], c["model"], c["scenario"]]
-        status = "ERROR" if c["observed"] not in ("delivered", "blocked", "not-posted") else \
-            "PASS" if c["pass"] and not c.get("wrong_refuser") else "FAIL"
+        names = cell_names(c)
         tests.append({"id": f"{run_id}:{'.'.join(names)}", "build_id": build_id,
-                      "origin": ORIGIN, "path": kcidb_path(names), "status": status,
+                      "origin": ORIGIN, "path": kcidb_path(names), "status": status(c),
                       "misc": {k: c[k] for k in ("expected", "observed", "evidence", "threat",
-                                                 "at") if c.get(k)}})
+                                                 "at", "row_failed") if c.get(k)}})
     return tests
 
 
-def report(top, build, boots, cells, patches, series_comment):
+def report(top, build, boots, cells, patches, series_comment, status, cell_status):
     """The KCIDB document of a run: BOOTS (report.py's nodes, one per boot
     or host part), CELLS (its matrix cells) and PATCHES (the series' files,
-    in order)."""
+    in order); STATUS and CELL_STATUS give a result's and a cell's status
+    (report.py's verdict() and cell_verdict())."""
     tree = tree_id(top)
     checkout_id = f"{ORIGIN}:{tree}"
     key = (build / "linux.patches-key")
@@ -138,8 +140,8 @@ def report(top, build, boots, cells, patches, series_comment):
 
     # The checkout and builds are the tree's; the tests are this run's.
     run_id = f"{checkout_id}:{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}"
-    tests = test_records(boots, build_of, run_id) + \
-        cell_records(cells, build_of("lab"), run_id)
+    tests = test_records(boots, build_of, run_id, status) + \
+        cell_records(cells, build_of("lab"), run_id, cell_status)
     # Ids are unique per object kind: a name reported twice gets #2, #3...
     seen = {}
     for t in tests:

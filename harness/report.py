@@ -62,15 +62,21 @@ SPLATS = [
 
 
 class Node:
-    """A KTAP result.  ATTRS: a suite's KTAP attributes, the "# NAME: VALUE"
+    """A KTAP result.  FAULT, on a check that failed because the lab did
+    and not the code under test: "ERROR" for an infrastructure fault (the
+    boot timed out, QEMU died, the runner never finished), "MISS" for a
+    part that never ran (no KTAP, no manifest), as KernelCI maps a LAVA
+    job's errors.  ATTRS: a suite's KTAP attributes, the "# NAME: VALUE"
     lines of its header (before its plan), e.g. the runner's skip_budget."""
 
-    def __init__(self, name, ok, diags, children=None, directive=None, attrs=None):
+    def __init__(self, name, ok, diags, children=None, directive=None, fault=None,
+                 attrs=None):
         self.name = name
         self.ok = ok
         self.diags = diags
         self.children = children or []
         self.directive = directive
+        self.fault = fault
         self.attrs = attrs or {}
 
     @property
@@ -216,11 +222,15 @@ def host_checks(name, log_text, status):
     last = "\n".join(log_text.splitlines()[-15:])
     state = status.split()
     ok = bool(state) and state[0] == "ok"
+    # No status at all: the boot never ran (a job that was not set up).
+    fault = "ERROR" if state else "MISS"
     checks.append(Node("boot_finished", ok,
-                       [] if ok else [f"console-{name}.log: QEMU {status or 'no status'}", last]))
+                       [] if ok else [f"console-{name}.log: QEMU {status or 'no status'}", last],
+                       fault=fault))
     ok = "# watchlab: runner finished" in log_text
     checks.append(Node("runner_finished", ok,
-                       [] if ok else [f"console-{name}.log: the runner never finished", last]))
+                       [] if ok else [f"console-{name}.log: the runner never finished", last],
+                       fault=fault))
     found = [line for line in log_text.splitlines()
              if any(s in line for s in SPLATS)]
     checks.append(Node("console_clean", not found,
@@ -234,6 +244,27 @@ def host_checks(name, log_text, status):
 # mainline columns only) that mainline has no such event.
 OUTCOMES = ("delivered", "blocked", "not-posted", "not-available")
 SCENARIO_DIR = "testcases/scenarios"
+
+
+# ---- the verdicts, as KCIDB names them: kcidb.json takes them from here ----
+
+def verdict(leaf):
+    """A KTAP result's verdict: PASS (an XFAIL too), SKIP, or for a failure
+    FAIL, or ERROR or MISS where the lab, not the code under test, failed
+    (Node.fault)."""
+    if leaf.skipped:
+        return "SKIP"
+    if leaf.ok:
+        return "PASS"
+    return leaf.fault or "FAIL"
+
+
+def cell_verdict(cell):
+    """A matrix cell's verdict: ERROR when it observed no outcome (the
+    scenario could not run as written), else PASS or FAIL as its "pass"."""
+    if cell["observed"] not in OUTCOMES:
+        return "ERROR"
+    return "PASS" if cell["pass"] else "FAIL"
 
 
 # Why the runner failed a row, from its diagnostics: "ROW: MISATTRIBUTED: ..."
@@ -846,7 +877,8 @@ def manifest_checks(name, suites, manifest):
     runner's own list of suites, tests and scenario rows x models for this
     boot's command line, written before the boot (harness/run-profile.sh)."""
     if manifest is None:
-        return Node("manifest", False, [f"{name}: no manifest-{name}.ktap to check against"])
+        return Node("manifest", False, [f"{name}: no manifest-{name}.ktap to check against"],
+                    fault="MISS")
     want, got = runner_leaves(manifest), runner_leaves(suites)
     missing = sorted(p for p in want if p not in got)
     extra = sorted(p for p in got if p not in want)
@@ -1079,9 +1111,41 @@ def answer_checks(path, lsm, ranking, differ):
     return Node("known_answer", not diags, diags)
 
 
+def kcidb_status_checks(doc, boots, cells):
+    """Every test of the KCIDB document has the status the report's verdict
+    gives the result or cell of the same path (verdict(), cell_verdict()),
+    and every result and cell has its test."""
+    want, got = {}, {}
+    for boot in boots:
+        for path, leaf in boot.leaves():
+            want.setdefault(kcidb.kcidb_path(path.split(".")), []).append(verdict(leaf))
+    for c in cells:
+        want.setdefault(kcidb.cell_path(c), []).append(cell_verdict(c))
+    for t in doc["tests"]:
+        got.setdefault(t.get("path", ""), []).append(t.get("status", "none"))
+    bad = []
+    for path in list(dict.fromkeys(list(want) + list(got))):
+        mine, theirs = sorted(want.get(path, [])), sorted(got.get(path, []))
+        if mine == theirs:
+            continue
+        if not theirs:
+            bad.append(f"{path}: kcidb.json has no test, the report's verdict is "
+                       f"{', '.join(mine)}")
+        elif not mine:
+            bad.append(f"{path}: kcidb.json says {', '.join(theirs)}, the report judged "
+                       "no such result")
+        else:
+            bad.append(f"{path}: kcidb.json says {', '.join(theirs)}, the report's verdict "
+                       f"is {', '.join(mine)}")
+    return Node("statuses_are_verdicts", not bad, bad[:40] + (
+        [f"{len(bad)} paths in all"] if len(bad) > 40 else []) or
+        [f"{len(doc['tests'])} tests, each with the report's verdict"])
+
+
 def kcidb_checks(results, boots, cells):
-    """Write results/kcidb.json (harness/kcidb.py) and check it against
-    harness/kcidb.schema.json."""
+    """Write results/kcidb.json (harness/kcidb.py), check it against
+    harness/kcidb.schema.json, and check that each test's status is the
+    report's own verdict on it."""
     build = Path(os.environ.get("BUILD", TOP / "build"))
     version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "linux-source-6.12"],
                              capture_output=True, text=True).stdout.strip() or "unknown"
@@ -1089,14 +1153,18 @@ def kcidb_checks(results, boots, cells):
     try:
         doc = kcidb.report(TOP, build, boots, cells, patches,
                            f"linux-source-6.12 {version} with watchlab's series "
-                           f"({len(patches)} patches)")
+                           f"({len(patches)} patches)", verdict, cell_verdict)
         (results / "kcidb.json").write_text(json.dumps(doc, indent=1) + "\n")
         errors = kcidb.schema_errors(doc)
         diags = errors or [f"kcidb.json: {len(doc['tests'])} tests, {len(doc['builds'])} "
                            f"builds, schema {doc['version']['major']}.{doc['version']['minor']}"]
+        statuses = kcidb_status_checks(json.loads((results / "kcidb.json").read_text()),
+                                       boots, cells)
     except (OSError, ImportError, subprocess.CalledProcessError) as e:
         errors = diags = [f"kcidb.json not written: {e}"]
-    return Node("kcidb", not errors, [], [Node("schema_valid", not errors, diags)])
+        statuses = Node("statuses_are_verdicts", False, ["no kcidb.json to check"])
+    checks = [Node("schema_valid", not errors, diags), statuses]
+    return Node("kcidb", all(c.ok for c in checks), [], checks)
 
 
 def main():
@@ -1121,7 +1189,7 @@ def main():
             doc = results / f"{name}.ktap"
             lines = doc.read_text().splitlines() if doc.exists() else []
             suites = parse_ktap(lines, doc.name) or [
-                Node("missing", False, [f"{doc.name}: no KTAP results"])]
+                Node("missing", False, [f"{doc.name}: no KTAP results"], fault="MISS")]
             boots.append(Node(name, all(s.ok for s in suites), [], suites))
             continue
         log = results / f"console-{name}.log"

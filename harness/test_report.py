@@ -67,6 +67,7 @@ ok 1 keys
         log = "KTAP version 1\n1..1\nnot ok 1 x # SKIP y\n"
         leaf = report.parse_ktap(log.splitlines(), "t")[0]
         self.assertEqual((leaf.ok, leaf.skipped), (False, False))
+        self.assertEqual(report.verdict(leaf), "FAIL")
         self.assertIn("t: x: 'not ok' with '# SKIP y': a failure, not a skip", leaf.diags)
         out = []
         report.emit_ktap(leaf, 1, 0, out)
@@ -240,7 +241,8 @@ class Matrix(unittest.TestCase):
                          [("p", False), ("q", True)])
         self.assertEqual(cells[0]["row_failed"], "MISATTRIBUTED")
         with tempfile.TemporaryDirectory() as d:
-            doc = report.kcidb.report(report.TOP, Path(d), [], cells, [], "x")
+            doc = report.kcidb.report(report.TOP, Path(d), [], cells, [], "x",
+                                      report.verdict, report.cell_verdict)
         self.assertEqual([t["status"] for t in doc["tests"]], ["FAIL", "PASS"])
         md = report.matrix_markdown(cells)
         self.assertIn("| [p](testcases/scenarios/keys.scn#L7) | **MISATTRIBUTED** delivered |", md)
@@ -572,7 +574,8 @@ class Kcidb(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             build = Path(d)
             (build / "linux.patches-key").write_text("k\n")
-            return report.kcidb.report(report.TOP, build, [boot], cell, [], "linux-source-6.12 x")
+            return report.kcidb.report(report.TOP, build, [boot], cell, [], "linux-source-6.12 x",
+                                       report.verdict, report.cell_verdict)
 
     def test_a_run_is_valid_kcidb(self):
         doc = self.doc()
@@ -585,6 +588,71 @@ class Kcidb(unittest.TestCase):
             "watchlab.matrix.plain.strict.a-ring": "FAIL"})
         fail = [t for t in doc["tests"] if t["path"].endswith("mount-x")][0]
         self.assertEqual(fail["log_excerpt"], "LEAK: delivered")
+
+    @staticmethod
+    def kcidb(boots, cells):
+        with tempfile.TemporaryDirectory() as d:
+            return report.kcidb.report(report.TOP, Path(d), boots, cells, [], "x",
+                                       report.verdict, report.cell_verdict)
+
+    def test_a_not_available_cell_that_observed_not_available_passes(self):
+        """Review M4: the mainline columns' not-available cells were ERROR."""
+        cells = report.matrix_cells(["# MATRIX scenario=ro model=mainline expected=not-available "
+                                     "observed=not-available threat=use at=sb.scn:3"], "plain")
+        doc = self.kcidb([], cells)
+        self.assertEqual([t["status"] for t in doc["tests"]], ["PASS"])
+        self.assertTrue(report.kcidb_status_checks(doc, [], cells).ok)
+
+    def test_lab_faults_map_as_kernelci_maps_them(self):
+        """An infrastructure fault (the boot timed out, QEMU died, the runner
+        never finished) is ERROR; a part that never ran (no KTAP, no
+        manifest) is MISS; a failure of the kernel or the lab's checks FAIL."""
+        timeout = report.host_checks("plain", "", "timeout 300")
+        died = report.host_checks("smack", "x\n[ 1.0] BUG: oops\n", "qemu-exit 1")
+        panic = report.host_checks("selinux", "[ 1.0] Kernel panic - not syncing\n", "ok 3.0")
+        missing = report.Node("host", False, [], [
+            report.Node("missing", False, ["host.ktap: no KTAP results"], fault="MISS")])
+        nomanifest = report.Node("lava", False, [], [report.manifest_checks("lava", [], None)])
+        boots = [report.Node(b, False, [], [n])
+                 for b, n in [("plain", timeout), ("smack", died), ("selinux", panic)]]
+        doc = self.kcidb(boots + [missing, nomanifest], [])
+        got = {t["path"]: t["status"] for t in doc["tests"]}
+        self.assertEqual(got, {
+            "watchlab.plain.host.boot_finished": "ERROR",
+            "watchlab.plain.host.runner_finished": "ERROR",
+            "watchlab.plain.host.console_clean": "PASS",
+            "watchlab.smack.host.boot_finished": "ERROR",
+            "watchlab.smack.host.runner_finished": "ERROR",
+            "watchlab.smack.host.console_clean": "FAIL",
+            "watchlab.selinux.host.boot_finished": "PASS",
+            "watchlab.selinux.host.runner_finished": "ERROR",
+            "watchlab.selinux.host.console_clean": "FAIL",
+            "watchlab.host.missing": "MISS",
+            "watchlab.lava.manifest": "MISS"})
+        self.assertEqual(report.kcidb.schema_errors(doc), [])
+
+    def test_every_status_is_the_reports_verdict(self):
+        boot = report.Node("plain", True, [], [report.Node("suite_a", True, [], [
+            report.Node("t", True, []), report.Node("u", True, [], directive="SKIP n/a")])])
+        cells = report.matrix_cells(["# MATRIX scenario=ro model=mainline expected=not-available "
+                                     "observed=not-available threat=use at=sb.scn:3",
+                                     "# MATRIX scenario=k model=strict expected=delivered "
+                                     "observed=delivered threat=use at=keys.scn:1"], "plain")
+        doc = self.kcidb([boot], cells)
+        node = report.kcidb_status_checks(doc, [boot], cells)
+        self.assertTrue(node.ok, node.diags)
+        # A green run: no ERROR and no FAIL in kcidb.json.
+        self.assertFalse({t["status"] for t in doc["tests"]} & {"ERROR", "FAIL"})
+        # An exporter that judges on its own is caught, by path.
+        doc["tests"][-1]["status"] = "ERROR"
+        node = report.kcidb_status_checks(doc, [boot], cells)
+        self.assertFalse(node.ok)
+        self.assertIn("watchlab.matrix.plain.strict.k: kcidb.json says ERROR, "
+                      "the report's verdict is PASS", node.diags)
+        del doc["tests"][0]
+        node = report.kcidb_status_checks(doc, [boot], cells)
+        self.assertIn("watchlab.plain.suite_a.t: kcidb.json has no test, "
+                      "the report's verdict is PASS", node.diags)
 
     def test_a_broken_record_fails_the_schema(self):
         for field, value, want in [("status", "OK", "tests/0/status"),
@@ -641,6 +709,7 @@ ok 3 suite_labels_smack # SKIP the smack profile only
     def test_skips_within_the_budget_pass(self):
         node = self.check(self.CONSOLE)
         self.assertTrue(node.ok, node.diags)
+        self.assertEqual(report.verdict(node), "PASS")
 
     def test_a_skip_over_the_budget_fails_naming_suite_and_test(self):
         console = self.CONSOLE.replace("    ok 3 queue.pipe.basic",
