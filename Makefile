@@ -124,7 +124,8 @@ help:
 	@echo "  make report RESULTS=\"DIR...\""
 	@echo "                  merge the shards' results folders into results/latest and judge"
 	@echo "                  them as one whole make test (fails on a missing, doubled or"
-	@echo "                  foreign shard)"
+	@echo "                  foreign shard, one SUITES reduced, and one with replayed boots"
+	@echo "                  unless ALLOW_REPLAY=1)"
 	@echo "  make kernel-artifacts [ARTIFACTS=DIR]"
 	@echo "                  both kernels, saved for shards elsewhere: make test KERNELS=DIR"
 	@echo "                  takes them instead of compiling (default DIR build/kernel-artifacts)"
@@ -300,10 +301,12 @@ TEST_BOOTS := $(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 \
 
 # Write the reports, print the matrix and the summary; fail on any failure.
 # Only a passing report lets its boots be replayed by the next run.  A
-# shard (BOOTS=...) records what it ran (shard.txt) and checks each of its
-# boots alone; the checks across boots wait for make report.
+# shard (BOOTS=...) records what it ran (shard.txt: with make lab, also
+# the SUITES that reduced its boots and the boots it replayed, which make
+# report refuses) and checks each of its boots alone; the checks across
+# boots wait for make report.
 report = rc=0; $(if $(BOOTS),harness/shard-id.sh $(LAB_OBJ)$(if $(DEBUG_PICKED),:$(DEBUG_OBJ)) \
-		$(BOOTS) >$(R)/shard.txt && )harness/report.py $(if $(BOOTS),--shard) $(R) \
+		$(R) $(BOOTS) >$(R)/shard.txt && )harness/report.py $(if $(BOOTS),--shard) $(R) \
 		$(call picked_report,$(1)) >$(R)/summary.txt || rc=$$?; \
 	$(if $(2),,if [ $$rc -eq 0 ]; then harness/boot-cache.sh commit; else harness/boot-cache.sh drop; fi;) \
 	cat $(R)/matrix.md; [ ! -f $(R)/comparison.md ] || { echo; cat $(R)/comparison.md; }; \
@@ -315,6 +318,8 @@ report-lab: boot-lab
 
 # make report RESULTS="DIR...": the shards of one make test, merged and
 # judged as one run (no boot of its own, so nothing for the boot cache).
+# A shard SUITES reduced is refused, and one with replayed boots unless
+# ALLOW_REPLAY=1 (harness/shard-merge.sh).
 report:
 	@$(if $(RESULTS),,$(error watchlab: make report needs RESULTS="DIR...", the results folders of make test BOOTS=... runs))
 	@$(if $(BOOTS),$(error watchlab: make report merges whole runs' shards; BOOTS does not apply))

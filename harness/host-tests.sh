@@ -15,8 +15,8 @@
 #   syscalls   - the watch syscalls' numbers agree across the tree's tables
 #                and the installed UAPI headers, and clash with no mainline
 #                syscall (harness/syscall-numbers.sh)
-#   shards     - make report's merge of shards refuses a missing, doubled or
-#                foreign shard (harness/test-shards.sh)
+#   shards     - make report's merge of shards refuses a missing, doubled,
+#                foreign, reduced or replayed shard (harness/test-shards.sh)
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)

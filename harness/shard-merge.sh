@@ -4,9 +4,13 @@
 # the report then judges as one whole run.  Refuses, changing nothing, when
 # a shard has no record (shard.txt), comes from another tree than this
 # checkout or another kernel than the other shards, runs a part another
-# shard ran too, or when a part is missing from every shard.
+# shard ran too, or when a part is missing from every shard.  A whole run
+# runs every suite and boots every boot afresh, so it also refuses a shard
+# whose boots SUITES reduced (make lab SUITES=...), and one that replayed a
+# boot from the boot cache (its record, or a console-*.log.status ending
+# in "cached", says so) unless ALLOW_REPLAY=1.
 #
-# usage: shard-merge.sh OUT "PART..." SHARD_DIR...
+# usage: [ALLOW_REPLAY=1] shard-merge.sh OUT "PART..." SHARD_DIR...
 #        PART...: every part a whole run has (the Makefile's list)
 set -eu -o pipefail
 
@@ -38,6 +42,22 @@ for dir in "$@"; do
 		[ -z "${owner[$part]:-}" ] || fail "$part ran in two shards: ${owner[$part]} and $dir"
 		owner[$part]=$dir
 	done
+	suites=$(sed -n 's/^suites //p' "$rec")
+	read -ra replayed <<<"$(sed -n 's/^replayed //p' "$rec")"
+	if [ -z "$suites" ] || [ ${#replayed[@]} = 0 ]; then
+		fail "$dir's shard.txt does not say whether SUITES reduced its boots or whether it replayed any (harness/shard-id.sh writes both)"
+	fi
+	[ "$suites" = all ] ||
+		fail "$dir is a reduced shard: SUITES ran only $suites in its boots, and a whole run runs every suite; run that shard again without SUITES (make test BOOTS=...)"
+	[ "${replayed[*]}" != none ] || replayed=()
+	for part in "${parts[@]}"; do
+		case " ${replayed[*]} " in *" $part "*) continue ;; esac
+		case $(cat "$dir/console-$part.log.status" 2>/dev/null) in
+		*" cached") replayed+=("$part") ;;
+		esac
+	done
+	[ ${#replayed[@]} = 0 ] || [ "${ALLOW_REPLAY:-0}" = 1 ] ||
+		fail "$dir replayed ${replayed[*]} from the boot cache: an earlier run's results, and a whole run boots every boot again; run that shard with make test BOOTS=..., or merge with ALLOW_REPLAY=1 to count them"
 done
 missing=""
 for part in $want; do

@@ -1,8 +1,11 @@
 #!/bin/bash
 # Tests of harness/shard-merge.sh on made-up shards: two that together make
 # a whole run merge, file for file; a missing part, a part run twice, a
-# shard of another tree or of another kernel, and a folder that is no
-# shard each fail, naming the reason, and leave the output as it was.
+# shard of another tree or of another kernel, a folder that is no shard, a
+# shard whose boots SUITES reduced and one that replayed a boot from the
+# boot cache (unless ALLOW_REPLAY=1) each fail, naming the shard and the
+# reason, and leave the output as it was.  harness/shard-id.sh records
+# SUITES and the replayed boots.
 # Then harness/kernel-artifacts.sh take refuses a kernel of another .config
 # or another patched source, and a folder without the kernel, before it
 # touches the build (when this checkout's lab kernel is configured).
@@ -29,6 +32,8 @@ shard() {
 		done
 		shift
 		echo "parts $*"
+		echo "suites all"
+		echo "replayed none"
 	} >"$dir/shard.txt"
 	for part in "$@"; do
 		case $part in
@@ -81,6 +86,52 @@ mkdir -p "$work/f"
 check not_a_shard 1 "no shard.txt" a b f
 shard g "kbuild-lab s1 c1" -- plain selinux
 check unknown_part 1 "ran selinux, which a whole run does not" a g
+# A make lab shard: SUITES ran only some suites in its boots, or a boot
+# was replayed from the boot cache (its status ends in "cached").
+shard h "kbuild-lab s1 c1" -- plain
+sed -i 's/^suites all$/suites suite_scenarios suite_properties/' "$work/h/shard.txt"
+check reduced_shard 1 "$work/h is a reduced shard: SUITES ran only suite_scenarios suite_properties" a h
+ALLOW_REPLAY=1 check reduced_shard_allow_replay 1 "$work/h is a reduced shard" a h
+shard i "kbuild-lab s1 c1" -- plain
+echo "ok 61.5 cached" >"$work/i/console-plain.log.status"
+sed -i 's/^replayed none$/replayed plain/' "$work/i/shard.txt"
+check replayed_shard 1 "$work/i replayed plain from the boot cache" a i
+ALLOW_REPLAY=1 check replayed_shard_allowed 0 "" a i
+sed -i 's/^replayed plain$/replayed none/' "$work/i/shard.txt"
+check replayed_status_unrecorded 1 "$work/i replayed plain from the boot cache" a i
+sed -i '/^suites /d; /^replayed /d' "$work/i/shard.txt"
+check record_without_flags 1 "does not say whether SUITES reduced its boots" a i
+
+# What shard-id.sh records: SUITES when it reduced a boot, and the boots
+# whose console-*.log.status ends in "cached".
+fake=$work/fakebuild
+mkdir -p "$fake/kbuild-lab" "$work/res"
+echo key >"$fake/linux.patches-key"
+echo "CONFIG_X=y" >"$fake/kbuild-lab/.config"
+echo "ok 61.5 cached" >"$work/res/console-plain.log.status"
+echo "ok 70.1" >"$work/res/console-smack.log.status"
+record() { # record NAME WANT-SUITES WANT-REPLAYED [VAR=VALUE...] -- PART...
+	local name=$1 suites=$2 replayed=$3 out rc=0
+	shift 3
+	local vars=()
+	while [ "$1" != -- ]; do
+		vars+=("$1")
+		shift
+	done
+	shift
+	out=$(env BUILD="$fake" "${vars[@]}" "$top/harness/shard-id.sh" "$fake/kbuild-lab" "$work/res" "$@" 2>&1) || rc=$?
+	if [ "$rc" = 0 ] && grep -qx "suites $suites" <<<"$out" && grep -qx "replayed $replayed" <<<"$out" &&
+		grep -qx "parts $*" <<<"$out"; then
+		printf 'ok\t%s\n' "$name"
+	else
+		printf 'not ok\t%s\twant "suites %s", "replayed %s" and "parts %s"; got exit %s: %s\n' \
+			"$name" "$suites" "$replayed" "$*" "$rc" "$(tr '\n' '|' <<<"$out")"
+	fi
+}
+record shard_id_fresh_whole all none SUITES= -- smack host
+record shard_id_replayed all plain SUITES= -- plain smack
+record shard_id_reduced "suite_a suite_b" none "SUITES=suite_a suite_b" -- smack
+record shard_id_suites_without_a_boot all none "SUITES=suite_a" -- host mutants
 
 # take_refuses NAME TEXT: kernel-artifacts.sh take of $work/kart fails with TEXT
 build=${BUILD:-$top/build}
