@@ -328,7 +328,8 @@ def bench_html(results):
                    "<code>suite_watchpol_bench</code> (TCG wall clock unless the line says "
                    "icount: figures, not verdicts; <code>make bench</code> compares them "
                    "properly). q1: 1 queue, q8: 8 queues (p25–p75), n8: q8 in units of "
-                   "the boot's getppid().</p>")
+                   "the boot's getppid(). A -debug boot runs the KASAN and lockdep kernel: "
+                   "its figures compare with nothing.</p>")
         out.append("<table class=bench><thead><tr><th>boot</th><th>config</th><th>q1 ns</th>"
                    "<th>q8 ns</th><th>n8</th></tr></thead><tbody>")
         for boot, f in post:
@@ -406,7 +407,7 @@ def grid_html(cells, classes, cols, grps):
                    f'<tr class=gh><th colspan={len(cols) + 1} scope=rowgroup>'
                    f"{html.escape(title)} <span class=n>({len(rows)} {plural(len(rows), 'row')}"
                    f"{f', {differ} where the configurations differ' if differ else ''})"
-                   "</span></th></tr>")
+                   f"</span> <span class=shown data-rows={len(rows)}></span></th></tr>")
         for s in rows:
             at = at_of.get(s)
             name = html.escape(s)
@@ -440,13 +441,18 @@ def filters_html(cells, classes, cols):
          lambda t: report.THREATS.get(t, t)),
         ("profile", list(dict.fromkeys(p for p, _ in cols)), None),
         ("model", sorted({m for _, m in cols}, key=lambda m: (report.rank(order, m), m)), None),
-        ("outcome", [o for o in OUTCOME_CLASSES if o in set(classes)] or list(PASSING), None),
+        ("outcome", list(OUTCOME_CLASSES), None),
     ]
     out = ["<form id=filters onsubmit='return false'>"]
     for dim, values, title in dims:
+        count = {}
+        for c, cls in zip(cells, classes):
+            v = cls if dim == "outcome" else c.get(dim, "")
+            count[v] = count.get(v, 0) + 1
         boxes = "".join(
             f'<label title="{html.escape(title(v) if title else v)}"><input type=checkbox '
-            f'name={dim} value="{html.escape(v)}"> {html.escape(v)}</label>' for v in values)
+            f'name={dim} value="{html.escape(v)}"> {html.escape(v)} '
+            f'<span class=n>{count.get(v, 0)}</span></label>' for v in values)
         out.append(f"<fieldset><legend>{dim}</legend>{boxes}</fieldset>")
     out.append("<p class=status><button type=button id=clear>show all</button> "
                "<output id=count aria-live=polite></output></p></form>")
@@ -522,7 +528,7 @@ h2{font-size:15px;margin:12px 0 6px}
 .bad{color:#a33c00}
 .legend{display:flex;flex-wrap:wrap;gap:4px 14px;list-style:none;padding:0;margin:6px 0 0}
 .legend li{max-width:330px}
-.n{color:#555;font-weight:normal}
+.n,.shown{color:#555;font-weight:normal}
 .layout{display:grid;grid-template-columns:minmax(0,1fr) 440px;gap:12px;padding:8px 14px}
 @media (max-width:1100px){.layout{grid-template-columns:1fr}}
 #filters{display:flex;flex-wrap:wrap;gap:6px;align-items:flex-start;margin-bottom:6px}
@@ -637,7 +643,10 @@ SCRIPT = r"""
     });
     rowsOn.forEach(function (on, tr) { tr.hidden = !on; });
     document.querySelectorAll('#grid tbody.group').forEach(function (tb) {
-      tb.hidden = !tb.querySelector('tr[data-s]:not([hidden])');
+      var shown = tb.querySelectorAll('tr[data-s]:not([hidden])').length;
+      var span = tb.querySelector('.shown');
+      tb.hidden = !shown;
+      span.textContent = active ? shown + ' of ' + span.dataset.rows + ' shown' : '';
     });
     var per = {};
     document.querySelectorAll('#grid th.col').forEach(function (th) {
@@ -685,12 +694,14 @@ SCRIPT = r"""
   function row(k, v, cls) {
     return '<dt>' + esc(k) + '</dt><dd' + (cls ? ' data-k="' + cls + '"' : '') + '>' + v + '</dd>';
   }
-  function sayWhere(ev) {
-    var p = String(ev || '').split(':'), step = p[0], who = p[1];
+  function sayWhere(c) {
+    var ev = c.evidence, p = String(ev || '').split(':'), step = p[0], who = p[1];
     if (!who) return esc(ev || 'none');
     var steps = {watch: 'setting the watch', post: 'the post', read: "reading the object's counter"};
     var whos = {kernel: "the kernel's own permission check (no LSM recorded a denial)"};
-    return esc((whos[who] || who) + ', at ' + (steps[step] || step)) + ' <code>' + esc(ev) + '</code>';
+    var also = String(c.refuser || '').split('+')[1];
+    return esc((whos[who] || who) + ', at ' + (steps[step] || step)) + ' <code>' + esc(ev) + '</code>' +
+      (also && c.pass ? esc('; ' + also + ' refuses it too, as the row\'s native column shows') : '');
   }
   function openCell(i) {
     var panel = document.getElementById('panel'), c = D.cells[i];
@@ -711,7 +722,7 @@ SCRIPT = r"""
     h += row('expected', esc(c.expected) + (c.expected_where ? '<code>@' + esc(c.expected_where) +
       '</code> (the row names where)' : ''), 'expected');
     h += row('observed', esc(D.texts[i]), 'observed');
-    h += row('refused by', c.observed === 'blocked' ? sayWhere(c.evidence) : '–', 'evidence');
+    h += row('refused by', c.observed === 'blocked' ? sayWhere(c) : '–', 'evidence');
     if (c.refuser) h += row('must refuse', esc(c.refuser) + (c.wrong_refuser ? ' <strong>WRONG REFUSER</strong>' :
       ' (row or rules; matches)'), 'refuser');
     h += row('threat', esc((D.threats[c.threat] || c.threat)), 'threat');
@@ -754,13 +765,30 @@ SCRIPT = r"""
     setHash(fromBoxes());
   }
 
+  // Scroll the grid's own box, not the page, until cell el shows beside
+  // the sticky heads.
+  function reveal(el) {
+    var wrap = el.closest('.wrap');
+    if (!wrap || el.hidden) return;
+    var r = el.getBoundingClientRect(), w = wrap.getBoundingClientRect();
+    var head = wrap.querySelector('thead').getBoundingClientRect().height;
+    var side = wrap.querySelector('th.corner').getBoundingClientRect().width;
+    if (r.top < w.top + head || r.bottom > w.bottom) wrap.scrollTop += r.top - w.top - head - 40;
+    if (r.left < w.left + side || r.right > w.right) wrap.scrollLeft += r.left - w.left - side - 40;
+  }
   function fromHash() {
     var h = parseHash();
     syncBoxes(h.filter);
     apply(h.filter);
-    if (h.open !== null && D.cells[h.open]) openCell(h.open);
-    else if (body.dataset.open) closePanel();
+    if (h.open !== null && D.cells[h.open]) {
+      openCell(h.open);
+      var el = document.querySelector('#grid .cell[data-i="' + h.open + '"]');
+      if (el) reveal(el);
+    } else if (body.dataset.open) closePanel();
   }
+  document.addEventListener('keydown', function (e) {
+    if (e.key === 'Escape' && body.dataset.open) closePanel();
+  });
   document.getElementById('grid') && document.getElementById('grid').addEventListener('click', function (e) {
     var el = e.target.closest('.cell');
     if (!el) return;
