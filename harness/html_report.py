@@ -36,7 +36,7 @@ import report
 # Each outcome's class, as the page and harness/page_check.py name it: the
 # four a cell that passed may observe, then how matrix.md marks a failure.
 PASSING = ("delivered", "blocked", "not-posted", "not-available")
-FAILING = ("LEAK", "OVER-BLOCK", "WRONG", "WRONG-REFUSER", "NO-EVIDENCE", "ERROR")
+FAILING = ("LEAK", "OVER-BLOCK", "WRONG", "WRONG-REFUSER", "ROW-FAILED", "NO-EVIDENCE", "ERROR")
 OUTCOME_CLASSES = PASSING + FAILING
 
 # class: (glyph, short word in the cell, background, text colour, meaning).
@@ -56,6 +56,9 @@ STYLE = {
     "WRONG": ("◆", "WRONG", "#CC79A7", "#000", "blocked where not-posted was expected, or the reverse"),
     "WRONG-REFUSER": ("★", "WHO", "#F0E442", "#000",
                       "blocked at another step or by another LSM than the row says"),
+    "ROW-FAILED": ("⚑", None, "#F2D7E6", "#000",
+                   "observed what the row expects, but the runner failed the row: "
+                   "MISATT(RIBUTED), SHADOW (MISMATCH) or ROW (FAILED)"),
     "NO-EVIDENCE": ("?", "NO-EV", "#999999", "#000", "blocked with no record of who refused it"),
     "ERROR": ("!", "ERR", "#000000", "#fff", "the scenario could not run as written"),
 }
@@ -86,6 +89,8 @@ def outcome(cell):
         return "NO-EVIDENCE"
     if cell.get("wrong_refuser"):
         return "WRONG-REFUSER"
+    if cell.get("row_failed") and cell["expected"] == cell["observed"]:
+        return "ROW-FAILED"
     if cell["observed"] == "delivered":
         return "LEAK"
     if cell["expected"] == "delivered":
@@ -96,6 +101,9 @@ def outcome(cell):
 def short(cell, cls):
     """The few characters a grid cell shows after its glyph."""
     word = STYLE[cls][1]
+    if cls == "ROW-FAILED":
+        reason = cell.get("row_failed", "")
+        return {"MISATTRIBUTED": "MISATT", "SHADOW MISMATCH": "SHADOW"}.get(reason, "ROW")
     if cls != "blocked":
         return word
     step, _, who = cell.get("evidence", "").partition(":")
@@ -361,7 +369,7 @@ def legend_html(counts):
     items = []
     for cls in OUTCOME_CLASSES:
         glyph, word, bg, fg, meaning = STYLE[cls]
-        word = word or "W·wp"
+        word = word or {"blocked": "W·wp", "ROW-FAILED": "MISATT"}[cls]
         items.append(
             f'<li><span class="cell o-{cls}" aria-hidden=true><b>{glyph}</b>{html.escape(word)}'
             f'</span> <strong>{cls}</strong> <span class=n>({counts.get(cls, 0)})</span>: '
@@ -489,6 +497,10 @@ def page(results, top=None):
     fails = sum(counts.get(f, 0) for f in FAILING)
     css = "".join(
         f".o-{k}{{background:{v[2]};color:{v[3]}}}" for k, v in STYLE.items())
+    # Room for the longest column head, written upwards (7 px a character
+    # at 13 px, and the ML or N mark).
+    longest = max((len(m) for _, m in cols), default=8)
+    css += f"#grid th.col{{height:{max(60, 8 * longest + 30)}px}}"
     return TEMPLATE.format(
         css=CSS + css,
         script=SCRIPT,
@@ -563,8 +575,9 @@ i.ml,i.nat{font-style:normal;font-size:10px;border:1px solid #444;border-radius:
 .cell b{margin-right:2px}
 button.cell:focus{outline:3px solid #000;outline-offset:1px}
 .cell.sel{outline:3px solid #000;outline-offset:1px}
-.o-LEAK,.o-OVER-BLOCK,.o-WRONG,.o-WRONG-REFUSER,.o-NO-EVIDENCE,.o-ERROR{font-weight:bold;
- border:2px solid #000}
+.o-LEAK,.o-OVER-BLOCK,.o-WRONG,.o-WRONG-REFUSER,.o-ROW-FAILED,.o-NO-EVIDENCE,.o-ERROR{
+ font-weight:bold;border:2px solid #000}
+.cell.o-ROW-FAILED{background:#F2D7E6;border-style:dashed}
 .o-not-available{border-style:dashed}
 [hidden]{display:none!important}
 aside section{background:#fff;border:1px solid #bbb;border-radius:4px;padding:6px 10px;
@@ -726,6 +739,8 @@ SCRIPT = r"""
     if (c.refuser) h += row('must refuse', esc(c.refuser) + (c.wrong_refuser ? ' <strong>WRONG REFUSER</strong>' :
       ' (row or rules; matches)'), 'refuser');
     h += row('threat', esc((D.threats[c.threat] || c.threat)), 'threat');
+    if (c.row_failed) h += row('runner', '<strong>' + esc(c.row_failed) + '</strong>: the runner ' +
+      'failed the row (its diagnostics are in the console lines below)', 'row_failed');
     if (c.shadow) h += row('shadow', esc(c.shadow) + ' (smackemu logged, Smack decided)', 'shadow');
     h += row('pass', c.pass ? 'yes' : '<strong>no</strong>', 'pass');
     if (con && con.ktap) h += row('KTAP test', esc((con.ktap.ok ? 'ok ' : 'not ok ') + con.ktap.path), 'ktap');

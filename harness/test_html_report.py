@@ -60,7 +60,11 @@ CELLS = [
          threat="observation"),
     # A C suite's row: no scenario file.
     cell("c-suite-row", "plain", "strict", "not-posted", "not-posted", threat="covert"),
+    # A row the runner failed although it observed what it expects.
+    cell("key-other", "plain", "watcher", "blocked", "blocked", "post:watchpol",
+         threat="observation", at=AT_OTHER, row_failed="MISATTRIBUTED"),
 ]
+CELLS[-1]["pass"] = False
 
 
 def console(cells, profile):
@@ -77,7 +81,9 @@ def console(cells, profile):
             out.append(f"    # MATRIX scenario={c['scenario']} model={model} "
                        f"expected={c['expected']} observed={c['observed']}{ev} "
                        f"threat={c['threat']}{at}")
-            if not c["pass"]:
+            if c.get("row_failed"):
+                out.append(f"    # {c['scenario']}: {c['row_failed']}: post records carry t_uid 0")
+            elif not c["pass"]:
                 out += [f"    # {c['scenario']}: LEAK: delivered, expected blocked",
                         "    # watchpol log: watch key=12 w=1000 verdict=allow model=strict",
                         "[   12.000000] audit: type=1400 audit(1.2:3): lsm=SMACK fn=smack_post"]
@@ -122,6 +128,11 @@ class Outcomes(unittest.TestCase):
         wrong = cell("s", "plain", "none", "blocked", "blocked", "post:smack", wrong_refuser=True)
         wrong["pass"] = False
         self.assertEqual(html_report.outcome(wrong), "WRONG-REFUSER")
+        self.assertEqual(got[13], "ROW-FAILED")
+        self.assertEqual(html_report.short(CELLS[13], "ROW-FAILED"), "MISATT")
+        # A leak in a row the runner failed is a leak.
+        leak = dict(CELLS[9], row_failed="ROW FAILED")
+        self.assertEqual(html_report.outcome(leak), "LEAK")
 
     def test_fragment(self):
         f = html_report.parse_fragment("#outcome=leak,wrong_refuser&model=strict&x=1&open=3")
@@ -171,7 +182,7 @@ class Page(unittest.TestCase):
                           "fragment_filter", "evidence_panel", "screenshot"])
 
     def test_filters_count_what_matrix_json_counts(self):
-        for fragment, want in [("outcome=LEAK", 1), ("outcome=fail", 1),
+        for fragment, want in [("outcome=LEAK", 1), ("outcome=fail", 2),
                                ("model=strict&profile=plain", 3),
                                ("threat=observation&outcome=blocked", 4),
                                ("outcome=nothing", 0)]:
@@ -209,7 +220,7 @@ class Page(unittest.TestCase):
         dom = page_check.Dom(page_check.chromium(self.url))
         ok, diags = page_check.check_cells(dom, CELLS[:-1])
         self.assertFalse(ok)
-        self.assertIn("no cell of matrix.json: data-i=12", diags)
+        self.assertIn("no cell of matrix.json: data-i=13", diags)
 
     def test_sample_sees_a_moved_cell(self):
         text = self.page.read_text()
