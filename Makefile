@@ -305,12 +305,20 @@ TEST_BOOTS := $(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 \
 # the SUITES that reduced its boots and the boots it replayed, which make
 # report refuses) and checks each of its boots alone; the checks across
 # boots wait for make report.
+# The page, index.html (harness/html_report.py), is made from a first
+# pass's matrix.json and checked in headless Chromium (harness/page_check.py:
+# page.ktap, and the screenshot index.png); the second pass, whose summary
+# counts, reads page.ktap as the part "page".  Both passes read the same
+# logs, so they write the same matrix.json.
+report_py = harness/report.py $(if $(BOOTS),--shard) $(R) $(call picked_report,$(1))
 report = rc=0; $(if $(BOOTS),harness/shard-id.sh $(LAB_OBJ)$(if $(DEBUG_PICKED),:$(DEBUG_OBJ)) \
-		$(R) $(BOOTS) >$(R)/shard.txt && )harness/report.py $(if $(BOOTS),--shard) $(R) \
-		$(call picked_report,$(1)) >$(R)/summary.txt || rc=$$?; \
+		$(R) $(BOOTS) >$(R)/shard.txt && ){ $(call report_py,$(1)) >/dev/null || :; } && \
+	{ harness/html_report.py $(R) >/dev/null && harness/page_check.py $(R) >$(R)/page.ktap || \
+		rm -f $(R)/page.ktap; } && \
+	$(call report_py,$(1)) page:page:ktap >$(R)/summary.txt || rc=$$?; \
 	$(if $(2),,if [ $$rc -eq 0 ]; then harness/boot-cache.sh commit; else harness/boot-cache.sh drop; fi;) \
 	cat $(R)/matrix.md; [ ! -f $(R)/comparison.md ] || { echo; cat $(R)/comparison.md; }; \
-	echo "watchlab: results in $(R:$(TOP)/%=%)/ (console logs, ktap.txt, junit.xml, matrix.json, matrix.md)"; \
+	echo "watchlab: results in $(R:$(TOP)/%=%)/ (console logs, ktap.txt, junit.xml, matrix.json, matrix.md, index.html)"; \
 	cat $(R)/summary.txt; exit $$rc
 
 report-lab: boot-lab

@@ -4,8 +4,9 @@
 #   patches    - checkpatch --strict on each patch in kernel-patches/series and examples/;
 #                every warning type left must be named in that patch's changelog
 #   lsm_style  - checkpatch --strict -f on the watchpol sources
-#   report     - the report parser's own tests (harness/test_report.py) and
-#                the LAVA jobs' (harness/test_lava.py)
+#   report     - the report parser's own tests (harness/test_report.py),
+#                the LAVA jobs' (harness/test_lava.py) and the page's
+#                (harness/test_html_report.py: a made-up run in Chromium)
 #   scenarios  - testcases/scenarios/ parses (every "scenario" line of the files) and
 #                malformed scenario files fail with their file and line
 #   entry      - every make goal installs the packages before any rule runs
@@ -121,6 +122,11 @@ if out=$(python3 "$top/harness/test_lava.py" 2>&1); then
 	result 1 "lava_jobs" "$(echo "$out" | tail -1)"
 else
 	result 0 "lava_jobs" "$(echo "$out" | tail -20)"
+fi
+if out=$(python3 "$top/harness/test_html_report.py" 2>&1); then
+	result 1 "html_page" "$(echo "$out" | tail -1)"
+else
+	result 0 "html_page" "$(echo "$out" | tail -20)"
 fi
 end report
 
