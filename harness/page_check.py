@@ -48,9 +48,11 @@ def chromium(url, screenshot=None):
                                  f"--window-size={WINDOW[0]},{WINDOW[1]}"]
     if screenshot:
         args.append(f"--screenshot={screenshot}")
+    # Its crash database and caches go to the profile too, not to $HOME.
+    env = dict(os.environ, XDG_CONFIG_HOME=profile, XDG_CACHE_HOME=profile)
     try:
         run = subprocess.run(args + ["--dump-dom", url], capture_output=True, text=True,
-                             timeout=TIMEOUT, check=False)
+                             timeout=TIMEOUT, check=False, env=env)
     finally:
         shutil.rmtree(profile, ignore_errors=True)
     if run.returncode != 0 or "<html" not in run.stdout:
