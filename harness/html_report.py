@@ -53,7 +53,8 @@ STYLE = {
                       "mainline has no such event (mainline columns only)"),
     "LEAK": ("✖", "LEAK", "#D55E00", "#000", "delivered where the row says it must not be"),
     "OVER-BLOCK": ("▲", "OVER", "#E69F00", "#000", "not delivered where the row expects delivered"),
-    "WRONG": ("◆", "WRONG", "#CC79A7", "#000", "blocked where not-posted was expected, or the reverse"),
+    "WRONG": ("◆", "WRONG", "#CC79A7", "#000",
+              "blocked where not-posted was expected, or the reverse"),
     "WRONG-REFUSER": ("★", "WHO", "#F0E442", "#000",
                       "blocked at another step or by another LSM than the row says"),
     "ROW-FAILED": ("⚑", None, "#F2D7E6", "#000",
@@ -176,7 +177,9 @@ def groups(cells):
             outs.setdefault(s, set()).add(report.cell_text(c) + ("" if c.get("pass") else "!"))
     props = [s for s in props if s not in threat_of]
     out = []
-    for t in sorted(set(threat_of.values()), key=lambda t: (report.rank(report.THREAT_ORDER, t), t)):
+    threats = sorted(set(threat_of.values()),
+                     key=lambda t: (report.rank(report.THREAT_ORDER, t), t))
+    for t in threats:
         mine = [s for s in rows if threat_of[s] == t]
         differ = [s for s in mine if len(outs.get(s, ())) > 1]
         out.append((t, report.THREATS.get(t, t), differ + [s for s in mine if s not in differ],
@@ -427,11 +430,12 @@ def grid_html(cells, classes, cols, grps):
                 for i in slots.get((s, p, m), ()):
                     c, cls = cells[i], classes[i]
                     glyph = STYLE[cls][0]
+                    title = f"{s} under {p}/{m}: {report.cell_text(c)}" + (
+                        "" if c.get("pass") else f" (expected {c['expected']})")
                     inner.append(
                         f'<button type=button class="cell o-{cls}" data-i={i} data-o="{cls}" '
-                        f'title="{html.escape(f"{s} under {p}/{m}: {report.cell_text(c)}")}'
-                        f'{html.escape("" if c.get("pass") else " (expected " + c["expected"] + ")")}'
-                        f'"><b>{glyph}</b>{html.escape(short(c, cls))}</button>')
+                        f'title="{html.escape(title)}"><b>{glyph}</b>'
+                        f'{html.escape(short(c, cls))}</button>')
                 cls_td = " class=mlc" if m in report.MAINLINE else ""
                 tds.append(f"<td data-c={k}{cls_td}>{''.join(inner)}</td>")
             out.append(f'<tr data-s="{name}"><th class=rowh scope=row>{label}</th>'

@@ -214,8 +214,10 @@ def check_filter(dom, cells, fragment):
     diags = [f"#{fragment}: {len(got)} cells show, matrix.json has {len(want)}; "
              f"the page says {dom.body.get('visible')}"]
     ok = page_state(dom, diags) and got == want and dom.body.get("visible") == str(len(want))
-    diags += [f"shows, not selected: cell {i}, {describe(cells[i])}" for i in sorted(got - want)[:10]]
-    diags += [f"selected, not shown: cell {i}, {describe(cells[i])}" for i in sorted(want - got)[:10]]
+    diags += [f"shows, not selected: cell {i}, {describe(cells[i])}"
+              for i in sorted(got - want)[:10]]
+    diags += [f"selected, not shown: cell {i}, {describe(cells[i])}"
+              for i in sorted(want - got)[:10]]
     return ok, diags
 
 
