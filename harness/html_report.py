@@ -681,6 +681,7 @@ SCRIPT = r"""
     var visible = Object.keys(colsOn).length;
     document.querySelectorAll('#grid tr.gh th').forEach(function (th) { th.colSpan = visible + 1; });
     document.getElementById('nomatch').hidden = n > 0;
+    document.querySelector('.wrap').hidden = n === 0 && els.length > 0;
     document.getElementById('count').textContent =
       n + ' of ' + D.cells.length + ' cells' + (active ? ' match the filter' : '');
     body.dataset.visible = n;
