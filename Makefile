@@ -112,6 +112,9 @@ help:
 	@echo "  make mutants    build and boot the lab once per mutant of testcases/mutants/ (a"
 	@echo "                  deliberately broken kernel, LSM or lab) and print the mutation"
 	@echo "                  score: how many make test's checks catch (not part of make test)"
+	@echo "  make coverage   make test's boots on a gcov kernel (build/kbuild-cov, profiling the"
+	@echo "                  objects the series touches and watchpol): lcov's HTML, each file's"
+	@echo "                  and each patch's coverage in results/coverage/ (not part of make test)"
 	@echo "  make series-check"
 	@echo "                  git am the patch series onto pristine 6.12, build it patch by patch"
 	@echo "                  and run checkpatch --strict on every patch (not part of make test)"
@@ -431,6 +434,45 @@ series-check:
 .PHONY: series-export
 series-export:
 	@AUTHOR="$(AUTHOR)" harness/series-export.sh
+
+# Not part of make test: make test's boots (every profile, byo and
+# selinux-early) on a third kernel, the lab config plus gcov
+# (images/cov.config), built in build/kbuild-cov from a tree of its own,
+# build/linux-cov, in which harness/coverage-tree.sh switches profiling on
+# for the objects of every .c file the series touches and for watchpol.
+# harness/coverage.sh boots it, carries the gcov data out of each guest
+# (on ttyS1) and writes lcov's HTML, the per-file summary and each patch's
+# diff coverage to results/coverage/.  COV_DEBUG=1 adds the debug boots on
+# a gcov kernel with the debug config too (build/kbuild-cov-debug).
+# Another make test writing build/guest?  make coverage -o guest takes the
+# guest programs as they are.
+COV_TREE := $(B)/linux-cov
+COV_OBJ := $(B)/kbuild-cov
+COV_DEBUG_OBJ := $(B)/kbuild-cov-debug
+COV_DEBUG ?= 0
+COV_BOOT_TIMEOUT ?= 900
+COV_DEBUG_BOOT_TIMEOUT ?= 2700
+COV_SPECS := $(subst :$(BOOT_TIMEOUT),:$(COV_BOOT_TIMEOUT),$(subst $(LAB_OBJ):,$(COV_OBJ):,$(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC))) \
+	$(if $(filter 1,$(COV_DEBUG)),$(subst :$(DEBUG_BOOT_TIMEOUT),:$(COV_DEBUG_BOOT_TIMEOUT),$(subst $(DEBUG_OBJ):,$(COV_DEBUG_OBJ):,$(DEBUG_BOOT_SPEC))))
+COV_KERNELS := $(COV_OBJ) $(if $(filter 1,$(COV_DEBUG)),$(COV_DEBUG_OBJ))
+
+.PHONY: coverage kernel-cov
+$(COV_TREE).patches-key: FORCE
+	@harness/coverage-tree.sh $(COV_TREE)
+
+$(COV_OBJ)/.config: images/lab.config images/cov.config $(LSM_CONFIG) $(COV_TREE).patches-key $(wildcard lsm/Kconfig)
+	@KERNEL_TREE=$(COV_TREE) harness/kernel-config.sh $(COV_OBJ) images/lab.config $(LSM_CONFIG) images/cov.config
+
+$(COV_DEBUG_OBJ)/.config: images/lab.config images/debug.config images/cov.config $(COV_TREE).patches-key $(wildcard lsm/Kconfig)
+	@KERNEL_TREE=$(COV_TREE) harness/kernel-config.sh $(COV_DEBUG_OBJ) images/lab.config images/debug.config images/cov.config
+
+kernel-cov: $(addsuffix /.config,$(COV_KERNELS))
+	@for k in $(COV_KERNELS); do KERNEL_TREE=$(COV_TREE) harness/kernel-build.sh $$k || exit; done
+
+coverage: kernel-cov guest
+	@harness/coverage.sh $(COV_TREE) /etc/watchlab/selinux/policy.bin=$(SEPOLICY) \
+		$(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST) $(MOUNT_NOTIFY_TEST) $(SAMPLE) \
+		-- $(COV_SPECS)
 
 clean:
 	rm -rf $(TOP)/results $(GUEST) $(INITRD) $(INITRD).list $(B)/selinux

@@ -6,6 +6,9 @@
 # -icount shift=0,sleep=off: the guest's clock and TSC advance by exactly
 # one nanosecond per guest instruction, and QEMU runs the vCPUs in turn in
 # one thread.  TIMEOUT_S stays host time.
+# BOOT_TTYS1=1 (make coverage sets it; nothing else does) gives the guest a
+# second serial port, ttyS1, written to LOG.ttyS1: the gcov kernel's init
+# writes its coverage data there (images/init.sh, harness/coverage.sh).
 # The outcome goes to LOG.status ("ok SECONDS", "timeout SECONDS" or
 # "qemu-exit RC") for the report; a boot that runs out of time is also
 # reported here, naming the profile and showing the last console lines.
@@ -34,11 +37,17 @@ fi
 . "$(dirname "$0")/qemu-machine.sh"
 qemu_machine "$accel" "$cpu"
 
+ttys1=()
+if [ "${BOOT_TTYS1:-0}" = 1 ]; then
+	rm -f "$log.ttyS1"
+	ttys1=(-serial "file:$log.ttyS1")
+fi
+
 start=$(date +%s.%N)
 set +e
 timeout --foreground -k 5 "$timeout" qemu-system-x86_64 "${QEMU_MACHINE[@]}" \
 	${icount[@]+"${icount[@]}"} \
-	-serial stdio \
+	-serial stdio ${ttys1[@]+"${ttys1[@]}"} \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "$KERNEL_CONSOLE_ARGS $*" \
 	</dev/null >"$log" 2>&1

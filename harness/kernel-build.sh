@@ -5,7 +5,8 @@ set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
-tree=$build/linux
+# KERNEL_TREE=DIR: another patched tree (make coverage's build/linux-cov).
+tree=${KERNEL_TREE:-$build/linux}
 obj=$1
 name=$(basename "$obj")
 log=$obj/build.log

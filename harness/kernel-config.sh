@@ -6,7 +6,8 @@
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tree=${BUILD:-$top/build}/linux
+# KERNEL_TREE=DIR: another patched tree (make coverage's build/linux-cov).
+tree=${KERNEL_TREE:-${BUILD:-$top/build}/linux}
 obj=$1
 shift
 

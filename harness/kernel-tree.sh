@@ -1,5 +1,6 @@
 #!/bin/bash
-# Prepare build/linux: the linux-source-6.12 tree with kernel-patches/series
+# Prepare build/linux (KERNEL_TREE=DIR: another tree, make coverage's
+# build/linux-cov): the linux-source-6.12 tree with kernel-patches/series
 # applied, then the patches of $LSM_PATCHES (a folder of `git format-patch`
 # files, applied in name order: an LSM brought for `make compare`), and
 # lsm/ grafted in as security/watchpol/.
@@ -13,7 +14,7 @@ set -eu -o pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 tarball=/usr/src/linux-source-6.12.tar.xz
-tree=$build/linux
+tree=${KERNEL_TREE:-$build/linux}
 
 say() { echo "watchlab: $*"; }
 
@@ -44,7 +45,7 @@ key=$( {
 } | sha256sum | cut -d' ' -f1)
 
 if [ "$(cat "$tree.patches-key" 2>/dev/null)" != "$key" ]; then
-	staging=$build/linux.staging
+	staging=$tree.staging
 	rm -rf "$staging"
 	mkdir -p "$staging"
 	say "extracting linux-source-6.12 $pkgver"

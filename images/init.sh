@@ -88,6 +88,24 @@ smack)
 	;;
 esac
 
+# The gcov files of debugfs report size 0, so each is copied with cat
+# before tar reads it.
+dump_gcov() {
+	(
+		cd /sys/kernel/debug/gcov
+		find . -name '*.gcda' | while read -r f; do
+			mkdir -p "/tmp/gcov/${f%/*}"
+			cat "$f" >"/tmp/gcov/$f"
+		done
+	)
+	n=$(find /tmp/gcov -name '*.gcda' | wc -l)
+	{
+		echo "WATCHLAB-GCOV-BEGIN $n"
+		tar -C /tmp/gcov -cf - . | gzip | base64
+		echo "WATCHLAB-GCOV-END"
+	} >/dev/ttyS1
+}
+
 if [ "$mode" = shell ]; then
 	echo "watchlab shell ($profile): wl --help (watch, as, policy, scenario), keyctl, wlrun --help;"
 	echo "policies in /etc/watchlab, the README's walkthrough in /etc/watchlab/walkthrough; exit to power off"
@@ -95,6 +113,15 @@ if [ "$mode" = shell ]; then
 else
 	# shellcheck disable=SC2086 # one suite name per word
 	/bin/wlrun $suites || echo "# watchlab: runner reported failures"
+fi
+# make coverage's kernel (gcov, images/cov.config): carry the profiled
+# objects' counters out on the second serial port, ttyS1, which
+# harness/boot.sh writes to the console log's .ttyS1 file
+# (harness/coverage.sh reads it): a gzipped tar of the .gcda files of
+# /sys/kernel/debug/gcov in base64 between two marker lines.  Other kernels
+# have no /sys/kernel/debug/gcov and skip this.
+if [ -d /sys/kernel/debug/gcov ]; then
+	dump_gcov || echo "# watchlab: the gcov data was not written out"
 fi
 sync
 reboot -f
