@@ -8,7 +8,8 @@
 #                the LAVA jobs' (harness/test_lava.py) and the page's
 #                (harness/test_html_report.py: a made-up run in Chromium) and
 #                make coverage's (harness/test_coverage.py: lcov parsing, blame
-#                attribution)
+#                attribution) and make mutants' judge (harness/test_mutants_report.py:
+#                recorded runs, no boot)
 #   scenarios  - testcases/scenarios/ parses (every "scenario" line of the files) and
 #                malformed scenario files fail with their file and line
 #   entry      - every make goal installs the packages before any rule runs
@@ -134,6 +135,11 @@ if out=$(python3 "$top/harness/test_coverage.py" 2>&1); then
 	result 1 "coverage_report" "$(echo "$out" | tail -1)"
 else
 	result 0 "coverage_report" "$(echo "$out" | tail -20)"
+fi
+if out=$(python3 "$top/harness/test_mutants_report.py" 2>&1); then
+	result 1 "mutants_judge" "$(echo "$out" | tail -1)"
+else
+	result 0 "mutants_judge" "$(echo "$out" | tail -20)"
 fi
 end report
 

@@ -6,18 +6,100 @@ and the report made of them.
   mutants-report.py line FILE                    its progress line
   mutants-report.py report DIR SECONDS MUTANT... report.md, report.json
   mutants-report.py ktap DIR MUTANT...           KTAP: each one killed?
+  mutants-report.py kills BASE BASE -- RUN...    the checks that kill
+  mutants-report.py flaky BASE BASE              the checks the two differ on
+  mutants-report.py changes BASE BASE -- RUN...  the report's verdict lines
+                                                 that a mutant of harness/ changed
+  mutants-report.py verdict UNJUDGED KILLERS UNREPRODUCED
+
+The judge (kills): a check kills only if it fails in every run of the
+mutant's boot (the first and its re-run: a kill must reproduce) and in
+neither of the two baseline runs of that boot; a check the two baselines
+differ on is flaky and can never kill.  Each FILE lists checks, one a line.
 
 The score counts the mutants not argued equivalent: killed / (killed +
 survived).  A mutant that is stillborn (does not build), unjudged (a boot's
-report did not finish) or has no verdict fails the report: it says nothing
-about the lab's power.
+report did not finish), flaky (its kill did not reproduce) or has no
+verdict fails the report: it says nothing about the lab's power; so does a
+mutant argued equivalent that was killed (its argument is wrong).
 """
 import json
 import sys
 from pathlib import Path
 
-LISTS = ("boots", "suites", "killers")
+LISTS = ("boots", "suites", "killers", "unreproduced")
 NUMBERS = ("build_s", "boot_s")
+# The checks of a boot that the host makes whatever the code under test
+# does (report.py host_checks(), and the manifest, which a boot cut short
+# fails): a timeout, a runner that never finished, a splat.  A mutant killed
+# by these alone is "host only"; by any other check, "semantic".
+HOST_PARTS = ("host", "manifest")
+# The verdicts that say nothing about the lab's power: each fails the report.
+NO_JUDGEMENT = ("stillborn", "unjudged", "flaky")
+
+
+def read_checks(path):
+    """The checks a file lists, one a line (an empty or missing file: none)."""
+    p = Path(path)
+    return {line for line in p.read_text().splitlines() if line.strip()} if p.exists() else set()
+
+
+def verdict_lines(path):
+    """The verdict lines a file holds (a missing file: none)."""
+    p = Path(path)
+    return set(p.read_text().splitlines()) if p.exists() else set()
+
+
+def kills(baselines, runs):
+    """The checks that fail in every run of RUNS and in no baseline run.
+    Two baseline runs of the boot are needed: one sample cannot tell a
+    check that always fails there from one that flips."""
+    if len(baselines) < 2:
+        raise ValueError(f"{len(baselines)} baseline run(s): a check kills only against two")
+    if not runs:
+        raise ValueError("no run of the mutant")
+    return set.intersection(*map(set, runs)) - set().union(*baselines)
+
+
+def flaky(baselines):
+    """The checks that fail in some baseline run of a boot and pass in
+    another: noise, which can never kill."""
+    return set().union(*baselines) - set.intersection(*map(set, baselines))
+
+
+def changes(baselines, runs):
+    """The verdict lines (report.py's KTAP results and closing line, on a
+    recorded run) that every run of a mutant of harness/ changed: "+LINE"
+    for a line no baseline printed, "-LINE" for one both printed and the
+    run did not.  A line the baselines differ on is noise, never a change."""
+    if len(baselines) < 2:
+        raise ValueError(f"{len(baselines)} baseline run(s): a change counts only against two")
+    every, some = set.intersection(*map(set, baselines)), set().union(*baselines)
+    found = [{f"+{line}" for line in set(r) - some} | {f"-{line}" for line in every - set(r)}
+             for r in runs]
+    return set.intersection(*found) if found else set()
+
+
+def decide(unjudged, killers, unreproduced):
+    """A mutant's verdict: unjudged if a report did not finish, killed by
+    checks that failed twice, flaky if checks failed once and not in the
+    re-run (a kill that does not reproduce is no kill), else survived."""
+    if unjudged:
+        return "unjudged"
+    if killers:
+        return "killed"
+    if unreproduced:
+        return "flaky"
+    return "survived"
+
+
+def killed_by(killers):
+    """ "semantic" when a check of the code under test killed it, "host only"
+    when only the host's checks of a boot did (a hang, a splat)."""
+    def host(check):
+        parts = check.split(".")
+        return len(parts) > 1 and parts[1] in HOST_PARTS and not check.startswith("verdict:")
+    return "host only" if killers and all(map(host, killers)) else "semantic"
 
 
 def record(path, pairs):
@@ -40,6 +122,9 @@ def line(path):
     if v["killers"]:
         more = len(v["killers"]) - 1
         text += f", by {v['killers'][0]}" + (f" (+{more})" if more else "")
+        text += f"; killed by: {killed_by(v['killers'])}"
+    if v.get("unreproduced"):
+        text += f"; did not reproduce: {v['unreproduced'][0]}"
     return text
 
 
@@ -59,25 +144,33 @@ def report(out, seconds, names):
     scored = [v for v in verdicts if not v["equivalent"]]
     killed = [v for v in scored if v["verdict"] == "killed"]
     survived = [v for v in scored if v["verdict"] == "survived"]
-    stillborn = [v for v in verdicts if v["verdict"] in ("stillborn", "unjudged")]
+    stillborn = [v for v in verdicts if v["verdict"] in NO_JUDGEMENT]
+    # An argued-equivalent mutant that a check killed twice: the argument
+    # is wrong (or the check is), and the run fails until one is fixed.
+    wrong = [v for v in equivalent if v["verdict"] == "killed"]
     build = sum(v["build_s"] for v in verdicts)
     boot = sum(v["boot_s"] for v in verdicts)
 
-    rows = ["| mutant | layer | threat | verdict | killed by | build s | boots s |",
-            "|---|---|---|---|---|---:|---:|"]
+    rows = ["| mutant | layer | threat | verdict | killed by | kind | build s | boots s |",
+            "|---|---|---|---|---|---|---:|---:|"]
     for v in verdicts:
         verdict = v["verdict"] + (" (equivalent)" if v["equivalent"] else "")
         killers = ", ".join(f"`{k}`" for k in v["killers"][:3])
         if len(v["killers"]) > 3:
             killers += f" and {len(v['killers']) - 3} more"
+        kind = killed_by(v["killers"]) if v["verdict"] == "killed" else ""
         rows.append(f"| {v['mutant']} | {v['layer']} | {v['threat']} | {verdict} | "
-                    f"{killers} | {v['build_s']} | {v['boot_s']} |")
+                    f"{killers} | {kind} | {v['build_s']} | {v['boot_s']} |")
     layers = sorted({v["layer"] for v in verdicts})
     by_layer = ", ".join(
         f"{layer}: {sum(1 for v in killed if v['layer'] == layer)} of "
         f"{sum(1 for v in scored if v['layer'] == layer)}" for layer in layers)
+    host_only = [v for v in killed if killed_by(v["killers"]) == "host only"]
     score = (f"mutation score: {len(killed)} of {len(scored)} killed "
-             f"({len(equivalent)} equivalent)")
+             f"({len(host_only)} by host checks only; {len(equivalent)} equivalent)")
+    if wrong:
+        score += (f"; FAILED: {len(wrong)} argued equivalent and killed: "
+                  + ", ".join(v["mutant"] for v in wrong))
     md = ["# make mutants", "",
           f"{len(verdicts)} mutants; {score}; by layer: {by_layer}.", "",
           f"Time: {minutes(seconds)} for this run; recorded per mutant: "
@@ -89,10 +182,18 @@ def report(out, seconds, names):
             md += ["", f"Baseline {base.parent.name} fails without any mutant "
                        f"({len(fails)} checks; none of them can kill): "
                        + ", ".join(f"`{f}`" for f in fails[:5])]
+        noise = sorted(flaky([read_checks(base), read_checks(base.parent / "fails2")]))
+        if noise:
+            md += ["", f"Baseline {base.parent.name} is flaky: {len(noise)} checks differ "
+                       "between its two runs (none of them can kill): "
+                       + ", ".join(f"`{f}`" for f in noise[:5])]
     for v in survived + equivalent + stillborn:
         md += ["", f"## {v['mutant']}: {v['verdict']}", "", v["bug"] + "."]
         if v["equivalent"]:
             md.append(f"Equivalent: {v['equivalent']}")
+        if v["verdict"] == "killed":
+            md.append(f"Killed by: {killed_by(v['killers'])}: "
+                      + ", ".join(f"`{k}`" for k in v["killers"][:5]))
         if v.get("detail"):
             md.append(v["detail"])
     (out / "report.md").write_text("\n".join(md) + "\n")
@@ -101,6 +202,11 @@ def report(out, seconds, names):
          "seconds": seconds, "mutants": verdicts}, indent=1) + "\n")
 
     print("\n".join(rows))
+    for v in killed + wrong:
+        print(f"KILLED {v['mutant']}: killed by: {killed_by(v['killers'])}")
+    for v in wrong:
+        print(f"EQUIVALENT KILLED {v['mutant']}: its Equivalent: claim is wrong "
+              f"({v['equivalent']}): killed by {', '.join(v['killers'][:3])}")
     for v in survived:
         print(f"SURVIVED {v['mutant']}: {v['bug']}")
     for v in stillborn:
@@ -109,7 +215,7 @@ def report(out, seconds, names):
         print(f"NO VERDICT {n}")
     print(f"watchlab: mutants: report in {out}/report.md; {minutes(seconds)}")
     print(score)
-    return 1 if stillborn or missing else 0
+    return 1 if stillborn or missing or wrong else 0
 
 
 def ktap(out, names):
@@ -139,6 +245,25 @@ def main():
         return 0
     if cmd == "ktap":
         print(ktap(Path(args[0]), args[1:]))
+        return 0
+    if cmd == "kills":
+        split = args.index("--")
+        bases, runs = args[:split], args[split + 1:]
+        killers = kills([read_checks(b) for b in bases], [read_checks(r) for r in runs])
+        print("\n".join(sorted(killers)) if killers else "", end="\n" if killers else "")
+        return 0
+    if cmd == "changes":
+        split = args.index("--")
+        found = changes([verdict_lines(b) for b in args[:split]],
+                        [verdict_lines(r) for r in args[split + 1:]])
+        print("".join(f"host.recorded: {c}\n" for c in sorted(found)), end="")
+        return 0
+    if cmd == "flaky":
+        noise = flaky([read_checks(b) for b in args])
+        print("\n".join(sorted(noise)) if noise else "", end="\n" if noise else "")
+        return 0
+    if cmd == "verdict":
+        print(decide(*(a.strip() for a in args)))
         return 0
     if cmd == "report":
         return report(Path(args[0]), int(args[1]), args[2:])
