@@ -19,12 +19,19 @@
 #     linux/fs.h, 0003 linux/security.h), about an hour on two cores.
 #     lsm/ is grafted in as security/watchpol/ right after the patch that
 #     makes the kernel build it, as kernel-tree.sh grafts it after all.
-#  3. The whole series: the lab kernel's own full build (make kernel).
+#  3. The whole series: the lab kernel's own full build, as make kernel
+#     does it, in build/series-check/lab (never build/kbuild-lab).
 #  4. checkpatch --strict on every patch: the number of ERRORs.
 #  5. The upstream export (harness/series-export.sh) with a test identity:
 #     it must apply, differ from the lab's tree only in watchpol's Kconfig
 #     `source` line, name no placeholder, and pass checkpatch --strict with
 #     no ERROR, watchpol's sources included.
+#  6. The maintainers' checks on the whole series, each against pristine
+#     6.12 at the same .config (harness/series_lint.py says how): sparse
+#     and W=1 (make C=2 W=1) of the objects step 2 compiles, coccicheck in
+#     report mode and kernel-doc -Wall on the series' files.  A new finding
+#     fails unless the changelog of the patch that wrote its line names the
+#     tool and quotes the message.
 # Compiler warnings in the series' files count as failures in step 2.
 # Not part of make test.  Exits 1 if any step failed.
 set -eu -o pipefail
@@ -44,15 +51,28 @@ say() { echo "watchlab: series-check: $*"; }
 . "$top/harness/series-lib.sh"
 series_patches
 
-# The lab kernel first: its objects say which files the lab builds, and
-# its build is step 3.
-say "3. the whole series: the lab kernel (make kernel)"
-make -s -C "$top" kernel
-lab_obj=$build/kbuild-lab
-
-rm -rf "$work"
+# Everything but the lab kernel's folder, which kernel-tree.sh and kbuild
+# bring up to date (step 6 puts its tree back as it found it).
+if [ -d "$work" ]; then
+	find "$work" -mindepth 1 -maxdepth 1 ! -name lab -exec rm -rf {} +
+fi
 mkdir -p "$tree" "$obj"
 : >"$log"
+
+# The lab kernel first: its objects say which files the lab builds, and
+# its build is step 3.  It is built as make kernel builds it, but in
+# series-check's own folders ($work/lab: never build/linux or
+# build/kbuild-lab, which a make test may be using); the paths relative to
+# CCACHE_BASEDIR are the same, so it hits the lab kernel's cache entries.
+say "3. the whole series: the lab kernel (as make kernel, in ${work#"$top"/}/lab)"
+lab_obj=$work/lab/kbuild-lab
+(
+	export BUILD=$work/lab
+	unset LSM_PATCHES
+	nice -n 10 "$top/harness/kernel-tree.sh"
+	nice -n 10 "$top/harness/kernel-config.sh" "$lab_obj" "$top/images/lab.config" >/dev/null
+	nice -n 10 "$top/harness/kernel-build.sh" "$lab_obj"
+)
 say "extracting pristine linux-source-6.12 into ${tree#"$top"/}"
 tar -C "$tree" --strip-components=1 -xf "$tarball"
 
@@ -89,6 +109,7 @@ kmake() {
 
 say "2. each patch on the ones before it (log: ${log#"$top"/})"
 grafted=0
+applied=0
 series_c=()
 for p in "${patches[@]}"; do
 	name=${p##*/}
@@ -98,6 +119,7 @@ for p in "${patches[@]}"; do
 		fail=1
 		break
 	fi
+	applied=$((applied + 1))
 	if [ "$grafted" = 0 ] && grep -q 'watchpol/' "$tree/security/Makefile" 2>/dev/null; then
 		mkdir -p "$tree/security/watchpol"
 		rsync -rlc --exclude=README.md "$top/lsm/" "$tree/security/watchpol/"
@@ -147,7 +169,7 @@ done
 say "4. checkpatch --strict"
 errors=0
 for p in "${patches[@]}"; do
-	out=$(cd "$build/linux" && ./scripts/checkpatch.pl --strict --terse --no-summary "$p" 2>&1) || true
+	out=$(cd "$tree" && ./scripts/checkpatch.pl --strict --terse --no-summary "$p" 2>&1) || true
 	n=$(grep -c ': ERROR:' <<<"$out" || true)
 	[ "$n" = 0 ] || echo "  checkpatch: $n ERROR(s) in ${p##*/}"
 	errors=$((errors + n))
@@ -173,7 +195,7 @@ if EXPORT_TEST=1 EXPORT_DIR=$export_dir BUILD=$work PRISTINE_REPO=$am AUTHOR='A.
 	errors=0
 	for p in "$export_dir"/0*.patch; do
 		[ "${p##*/}" != 0000-cover-letter.patch ] || continue
-		out=$(cd "$build/linux" && ./scripts/checkpatch.pl --strict --terse --no-summary "$p" 2>&1) || true
+		out=$(cd "$tree" && ./scripts/checkpatch.pl --strict --terse --no-summary "$p" 2>&1) || true
 		n=$(grep -c ': ERROR:' <<<"$out" || true)
 		[ "$n" = 0 ] || echo "  checkpatch: $n ERROR(s) in export ${p##*/}"
 		errors=$((errors + n))
@@ -182,6 +204,18 @@ if EXPORT_TEST=1 EXPORT_DIR=$export_dir BUILD=$work PRISTINE_REPO=$am AUTHOR='A.
 	[ "$errors" = 0 ] || fail=1
 else
 	echo "  export FAILED (see ${log#"$top"/})"
+	fail=1
+fi
+
+# 6. The maintainers' checks on the whole series (harness/series_lint.py):
+# sparse, W=1, coccinelle and kernel-doc, compared with pristine 6.12.
+say "6. sparse (make C=2), W=1, coccicheck and kernel-doc -Wall: new findings only"
+if [ "$applied" = "${#patches[@]}" ]; then
+	start=$(date +%s)
+	nice -n 10 python3 "$top/harness/series_lint.py" "$work" "${patches[@]}" || fail=1
+	echo "  step 6 took $(($(date +%s) - start)) s"
+else
+	echo "  skipped: the series did not apply"
 	fail=1
 fi
 
