@@ -5,20 +5,29 @@
 # usage: mutants.sh [--ktap FILE] [MUTANT...]   (default: every mutant)
 #
 # Each of MUTANT_JOBS workers (default: one per core) owns a slot,
-# build/mutants/slot-N: a copy of build/ (the patched tree hard-linked, the
+# build/mutants/slot-N (MUTANT_SLOTS=DIR: DIR/slot-N): a copy of build/ (the
+# patched tree hard-linked, the
 # lab kernel's objects, the guest) and of the repository's sources, built
 # once with the Makefile's own rules.
 #
-# Phase 1: every boot and suite list a mutant will run is first run without
-# any mutant (the baseline, results/mutants/baseline/): a check that fails
-# there cannot kill.  Phase 2: a mutant is applied in a slot, the lab
-# kernel and the initramfs are rebuilt (ccache: an lsm/ mutant recompiles a
-# handful of objects), the boots it names run (harness/run-profile.sh,
-# FRESH=1) and harness/report.py judges each as make test would; a mutant
-# of harness/ is also judged by harness/test_report.py.  The checks that
-# fail and passed in the baseline kill it.  The files it touched are then
-# restored from the originals, with a new mtime, so that kbuild compiles
-# them again (from ccache) for the next mutant.
+# Phase 1: every boot and suite list a mutant will run is first run twice
+# without any mutant (the baseline, results/mutants/baseline/): a check that
+# fails in either run cannot kill, and one the two runs differ on is flaky.
+# Phase 2: a mutant is applied in a slot, the lab kernel (and the debug
+# kernel, for a mutant that boots it: Boots: plain-debug) and the initramfs
+# are rebuilt (ccache: an lsm/ mutant recompiles a handful of objects), the
+# boots it names run (harness/run-profile.sh, FRESH=1) and
+# harness/report.py judges each as make test would; a mutant of harness/ is
+# also judged by harness/test_report.py and by its report.py run on a
+# recorded run (testcases/mutants/recorded/), whose verdict lines must
+# differ from the unmutated report's.  The checks that fail with it and
+# passed in both baseline runs are candidates; a kill must reproduce, so
+# the boot that found them runs once more with the mutant, and only the
+# candidates that fail again kill (none: the mutant is flaky, never
+# killed).  The judging is harness/mutants-report.py's (kills, changes,
+# verdict).  The files the mutant touched are then restored from the
+# originals, with a new mtime, so that kbuild compiles them again (from
+# ccache) for the next mutant.
 #
 # A mutant that survives a narrowed run (its Boots:/Suites:) is run again
 # with every boot and every suite before it counts as a survivor
@@ -38,6 +47,12 @@ catalogue=$top/testcases/mutants
 out=${MUTANT_RESULTS:-$top/results/mutants}
 jobs=${MUTANT_JOBS:-$(nproc)}
 timeout=${MUTANT_BOOT_TIMEOUT:-900}
+debug_timeout=${MUTANT_DEBUG_BOOT_TIMEOUT:-1800}
+recorded=$catalogue/recorded
+# Where the slots are (MUTANT_SLOTS: elsewhere, beside a make test whose
+# mutant check uses build/mutants; on build/'s file system: the patched
+# tree is hard-linked).
+slots=${MUTANT_SLOTS:-$build/mutants}
 rescope=${MUTANT_RESCOPE:-1}
 ktap=""
 if [ "${1:-}" = --ktap ]; then
@@ -81,15 +96,24 @@ suites_for() {
 	echo "${list# }"
 }
 
-# boots_for MUTANT: the boots it runs (its Boots: line, or every profile).
+# boots_for MUTANT: the boots it runs (its Boots: line, or every profile);
+# unscoped, every profile and the debug boots its Boots: line names.
 boots_for() {
 	local b
 	b=$(header "$1" Boots)
 	if [ "${MUTANT_SCOPE:-}" = all ] || [ -z "$b" ]; then
-		echo "$profiles"
+		echo "$profiles $(debug_boots "$b")"
 	else
 		echo "$b"
 	fi
+}
+
+# debug_boots WORDS: those that name a debug boot (PROFILE-debug).
+debug_boots() {
+	local w
+	for w in $1; do
+		case $w in *-debug) printf '%s ' "$w" ;; esac
+	done
 }
 
 # scoped_suites MUTANT BOOT: suites_for, unless the mutant runs unscoped.
@@ -105,6 +129,8 @@ tree_key() {
 		(cd "$top" && find Makefile kernel-patches lsm harness images policy examples \
 			testcases -path testcases/mutants -prune -o -type f -print0 |
 			sort -z | xargs -0 sha256sum)
+		(cd "$top" && find testcases/mutants/recorded -type f -print0 2>/dev/null |
+			sort -z | xargs -0 -r sha256sum)
 	} | sha256sum | cut -d' ' -f1
 }
 
@@ -129,9 +155,16 @@ fi
 # the files it names, fuzz 0.  One that no longer applies stops the run,
 # named: it must never count as killed.
 profiles=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/images/profiles" | cut -d' ' -f1)
+# The debug kernel boots a profile as PROFILE-debug (the Makefile's
+# plain-debug and smack-debug); the labelled one runs only the suites the
+# Makefile gives it, unless the mutant names its own.
+debug_names=$(for p in $profiles; do echo "$p-debug"; done)
+labelled_debug=$(sed -n 's/^LABELLED_DEBUG_PROFILE := *//p' "$top/Makefile")
+labelled_debug_suites=$(sed -n 's/^LABELLED_DEBUG_SUITES := *//p' "$top/Makefile" | tr , ' ')
 known_suites=$(grep -rhoE 'WL_[A-Z_]*\(suite_[a-z0-9_]+' "$top/testcases/runner/suites" |
 	sed 's/.*(//' | sort -u)
 bad=0
+nl=$'\n'
 complain() { echo "watchlab: mutants: $1: $2" >&2; bad=1; }
 for f in "${mutants[@]}"; do
 	n=$(basename "$f" .patch)
@@ -140,11 +173,12 @@ for f in "${mutants[@]}"; do
 	done
 	case $(header "$f" Layer) in kernel | lsm | lab) ;; *) complain "$n" "Layer: must be kernel, lsm or lab" ;; esac
 	for p in $(header "$f" Boots); do
-		grep -qx "$p" <<<"$profiles" || complain "$n" "Boots: names $p, which images/profiles lacks"
+		grep -qx "$p" <<<"$profiles$nl$debug_names" ||
+			complain "$n" "Boots: names $p, which images/profiles lacks (nor is it PROFILE-debug)"
 	done
 	for w in $(header "$f" Suites); do
 		grep -qx "${w#*:}" <<<"$known_suites" || complain "$n" "Suites: names ${w#*:}, which testcases/runner/suites lacks"
-		case $w in *:*) grep -qx "${w%%:*}" <<<"$profiles" || complain "$n" "Suites: names boot ${w%%:*}, which images/profiles lacks" ;; esac
+		case $w in *:*) grep -qx "${w%%:*}" <<<"$profiles$nl$debug_names" || complain "$n" "Suites: names boot ${w%%:*}, which images/profiles lacks" ;; esac
 	done
 	case $(target_of "$f") in
 	src) dir=$top ;;
@@ -160,10 +194,11 @@ done
 mkdir -p "$out/verdicts" "$out/logs" "$out/baseline"
 key=$(tree_key)
 
-# slot_make SLOT: the lab kernel and the initramfs of the slot, by the
-# Makefile's rules (its B= is the slot; its packages are installed).
+# slot_make SLOT [debug]: the lab kernel and the initramfs of the slot, by
+# the Makefile's rules (its B= is the slot; its packages are installed),
+# and with "debug" the debug kernel too.
 slot_make() {
-	make -s -C "$1/src" --no-print-directory B="$1" DEPS=true kernel guest
+	make -s -C "$1/src" --no-print-directory B="$1" DEPS=true kernel ${2:+kernel-debug} guest
 }
 
 # slot_init SLOT: a copy of build/ and of the sources, built once.
@@ -174,10 +209,12 @@ slot_init() {
 	cp -al "$build/linux" "$s/linux"
 	cp -a "$build/linux.patches-key" "$build/kbuild-lab" "$build/guest" "$build/uapi" \
 		"$build/selinux" "$build/host" "$build/initramfs.cpio" "$build/initramfs.cpio.list" "$s/"
+	# The debug kernel's objects, only for a run that boots it.
+	[ -z "$need_debug" ] || cp -a "$build/kbuild-debug" "$s/"
 	mkdir -p "$s/src"
 	(cd "$top" && tar -cf - --exclude=./build --exclude=./results --exclude=./.git .) |
 		tar -C "$s/src" -xf -
-	slot_make "$s" >"$s/init.log" 2>&1 || { cat "$s/init.log" >&2; return 1; }
+	slot_make "$s" "$need_debug" >"$s/init.log" 2>&1 || { cat "$s/init.log" >&2; return 1; }
 }
 
 # restore SLOT MUTANT: the files the mutant changed, from the originals,
@@ -203,13 +240,22 @@ restore() {
 # derivation a single boot cannot make) still kills by a cell it did not
 # name there.
 check_boot() {
-	local s=$1 res=$2 boot=$3 suites=$4
+	local s=$1 res=$2 boot=$3 suites=$4 obj=$1/kbuild-lab profile=$3 debug="" kind=1
+	local t=$timeout
+	# PROFILE-debug: the debug kernel, judged as make test judges its boots.
+	case $boot in *-debug)
+		obj=$s/kbuild-debug profile=${boot%-debug} debug=debug kind=0 t=$debug_timeout
+		if [ -z "$suites" ] && [ "$profile" = "$labelled_debug" ]; then
+			suites=$labelled_debug_suites
+		fi
+		;;
+	esac
 	rm -rf "$res"
 	mkdir -p "$res"
 	BUILD=$s RESULTS=$res FRESH=1 SUITES=$suites \
-		"$s/src/harness/run-profile.sh" "$s/kbuild-lab" "$boot" "$boot" "$timeout" \
+		"$s/src/harness/run-profile.sh" "$obj" "$profile" "$boot" "$t" ${debug:+"$debug"} \
 		>"$res/boot.log" 2>&1 || true
-	SUITES=$suites "$s/src/harness/report.py" "$res" "$boot:$boot:1" >"$res/summary.txt" 2>&1 || true
+	SUITES=$suites "$s/src/harness/report.py" "$res" "$boot:$profile:$kind" >"$res/summary.txt" 2>&1 || true
 	sed -n 's/^FAIL //p' "$res/summary.txt"
 	[ ! -f "$res/ktap.txt" ] ||
 		sed -n -E 's|^[[:space:]]*# (.+ under [a-z0-9-]+/[a-z0-9-]+: .*)$|verdict: \1|p' "$res/ktap.txt"
@@ -222,9 +268,54 @@ check_report() {
 		sed -n 's/^\(test_[A-Za-z0-9_]*\) (.*) \.\.\. \(FAIL\|ERROR\)$/host.report.\1/p'
 }
 
+# recorded_verdicts SOURCES OUT: the verdict lines (its KTAP results and its
+# closing line) of that copy's report.py on the recorded run of
+# testcases/mutants/recorded/ (its boots file: the report's boot specs).
+recorded_verdicts() {
+	local tmp
+	tmp=$(mktemp -d)
+	tar -C "$tmp" -xzf "$recorded/run.tar.gz"
+	# shellcheck disable=SC2046 # one boot spec per word
+	(cd "$1" && BUILD=$build SUITES="" ./harness/report.py "$tmp" $(cat "$recorded/boots")) \
+		>"$tmp/summary.out" 2>&1 || true
+	{
+		grep -E '^[[:space:]]*(not )?ok ' "$tmp/ktap.txt" 2>/dev/null || true
+		tail -1 "$tmp/summary.out"
+	} >"$2"
+	rm -rf "$tmp"
+}
+
+# harness_checks SOURCES DIR: judge a copy of the repository's harness/
+# by the report's own tests (DIR/report.fails) and by its report on the
+# recorded run (DIR/recorded).
+harness_checks() {
+	mkdir -p "$2"
+	check_report "$1" | sort -u >"$2/report.fails"
+	recorded_verdicts "$1" "$2/recorded"
+}
+
+# harness_kills SLOT RESULTS: what kills a mutant of harness/: the report's
+# tests that fail with it and in neither baseline run, and the verdict
+# lines on the recorded run it changed; only what it does again in a
+# second run kills (the rest: RESULTS.unreproduced).
+harness_kills() {
+	local h=$out/baseline/host-report first again
+	harness_checks "$1/src" "$2/1"
+	first=$("$top/harness/mutants-report.py" kills "$h/fails" "$h/fails2" -- "$2/1/report.fails"
+		"$top/harness/mutants-report.py" changes "$h/recorded" "$h/recorded2" -- "$2/1/recorded")
+	[ -n "$first" ] || return 0
+	harness_checks "$1/src" "$2/2"
+	again=$("$top/harness/mutants-report.py" kills "$h/fails" "$h/fails2" -- \
+		"$2/1/report.fails" "$2/2/report.fails"
+		"$top/harness/mutants-report.py" changes "$h/recorded" "$h/recorded2" -- \
+		"$2/1/recorded" "$2/2/recorded")
+	comm -23 <(sort -u <<<"$first") <(sort -u <<<"$again") | sed '/^$/d' >>"$2.unreproduced"
+	echo "$again"
+}
+
 # unjudged_boots RESULTS: the boots under RESULTS whose report did not reach
-# its closing line.  A report that did not run judged nothing: no check
-# failed, and that is no survival.
+# its closing line (a re-run of a boot, BOOT.again, too).  A report that
+# did not run judged nothing: no check failed, and that is no survival.
 unjudged_boots() {
 	local f
 	for f in "$1"/run/*/summary.txt "$1"/run-all/*/summary.txt; do
@@ -240,22 +331,34 @@ baseline_dir() {
 	echo "$out/baseline/$1-$(echo "$2" | sha256sum | cut -c1-12)"
 }
 
+# A baseline is ready when both its runs are recorded for this tree.
 baseline_ready() {
-	[ -f "$1/fails" ] && [ "$(cat "$1/key" 2>/dev/null)" = "$key" ]
+	[ -f "$1/fails" ] && [ -f "$1/fails2" ] && [ "$(cat "$1/key" 2>/dev/null)" = "$key" ]
 }
 
 # kills SLOT MUTANT RESULTS BOOT SUITES: the checks of BOOT that fail with
-# the mutant and pass in the baseline.
+# the mutant, twice, and pass in both baseline runs.  The boot runs again
+# only if its first run found a candidate; a candidate that does not fail
+# again is written to RESULTS.unreproduced, and kills nothing.
 kills() {
-	local base
+	local base first again
 	base=$(baseline_dir "$4" "$5")
 	baseline_ready "$base" || die "no baseline for $4 (${5:-every suite}): phase 1 did not run it"
-	comm -23 <(check_boot "$1" "$3/$4" "$4" "$5" | sort -u) "$base/fails"
+	mkdir -p "$3"
+	check_boot "$1" "$3/$4" "$4" "$5" | sort -u >"$3/$4.fails"
+	first=$("$top/harness/mutants-report.py" kills "$base/fails" "$base/fails2" -- "$3/$4.fails")
+	[ -n "$first" ] || return 0
+	check_boot "$1" "$3/$4.again" "$4" "$5" | sort -u >"$3/$4.again.fails"
+	again=$("$top/harness/mutants-report.py" kills "$base/fails" "$base/fails2" -- \
+		"$3/$4.fails" "$3/$4.again.fails")
+	LC_ALL=C comm -23 <(echo "$first") <(echo "$again") | sed '/^$/d' >>"$3.unreproduced"
+	echo "$again"
 }
 
 # run_one SLOT MUTANT: apply, build, boot, judge, restore; write the verdict.
 run_one() {
 	local s=$1 f=$2 n dir t0 t1 t2 verdict killers="" boots suites="" b scope detail="" unjudged
+	local unreproduced="" debug=""
 	n=$(basename "$f" .patch)
 	local res=$out/logs/$n
 	if [ "$(target_of "$f")" = src ]; then dir=$s/src; else dir=$s/linux; fi
@@ -272,7 +375,8 @@ run_one() {
 	fi
 	rm -rf "$res"
 	mkdir -p "$res"
-	if ! slot_make "$s" >"$res/build.log" 2>&1; then
+	[ -z "$(debug_boots "$boots")" ] || debug=debug
+	if ! slot_make "$s" "$debug" >"$res/build.log" 2>&1; then
 		t1=$(date +%s) t2=$t1
 		verdict=stillborn detail="the mutant kernel or guest does not build: $(grep -m1 -E 'error' "$res/build.log" || tail -1 "$res/build.log")"
 	else
@@ -283,12 +387,14 @@ run_one() {
 "
 		done
 		case $(diff_paths "$f") in *harness/*)
-			killers="$killers$(comm -23 <(check_report "$s/src" | sort -u) "$out/baseline/host-report/fails")
+			killers="$killers$(harness_kills "$s" "$res/harness")
 " ;;
 		esac
 		killers=$(sed '/^$/d' <<<"$killers")
-		# A narrow run its report could not judge is not run again wider.
+		# A narrow run its report could not judge, or whose kill did not
+		# reproduce, is not run again wider.
 		if [ -z "$killers" ] && [ -z "$(unjudged_boots "$res")" ] &&
+			[ -z "$(cat "$res"/*.unreproduced 2>/dev/null)" ] &&
 			[ "$scope" = narrow ] && [ "$rescope" = 1 ]; then
 			scope=all suites=""
 			boots=$profiles
@@ -300,16 +406,22 @@ run_one() {
 		fi
 		t2=$(date +%s)
 		unjudged=$(unjudged_boots "$res" | tr '\n' ' ')
-		if [ -n "$unjudged" ]; then
-			verdict=unjudged detail="the report did not finish on: $unjudged"
-		elif [ -n "$killers" ]; then verdict=killed; else verdict=survived; fi
+		unreproduced=$(cat "$res"/*.unreproduced 2>/dev/null | sort -u || true)
+		verdict=$("$top/harness/mutants-report.py" verdict "$unjudged" "$killers" "$unreproduced")
+		case $verdict in
+		unjudged) detail="the report did not finish on: $unjudged" ;;
+		flaky)
+			detail="killed once, not again in the re-run of the same boot:"
+			detail="$detail $(head -3 <<<"$unreproduced" | tr '\n' ' ')"
+			;;
+		esac
 	fi
 	restore "$s" "$f"
 	"$top/harness/mutants-report.py" record "$out/verdicts/$n.json" \
 		mutant="$n" key="$key-$(sha256sum "$f" | cut -c1-16)" \
 		bug="$(header "$f" Bug)" layer="$(header "$f" Layer)" threat="$(header "$f" Threat)" \
 		equivalent="$(header "$f" Equivalent)" verdict="$verdict" scope="$scope" \
-		boots="$boots" suites="$suites" killers="$killers" detail="$detail" \
+		boots="$boots" suites="$suites" killers="$killers" unreproduced="$unreproduced" detail="$detail" \
 		build_s=$((t1 - t0)) boot_s=$((t2 - t1))
 	echo "$verdict"
 }
@@ -317,24 +429,46 @@ run_one() {
 # prepare INDEX: the slot, and its share of the baselines not yet recorded
 # for this tree (one a line of $out/.baselines: BOOT<TAB>SUITES).
 prepare() {
-	local i=$1 s=$build/mutants/slot-$1 k=0 boot suites base t
+	local i=$1 s=$slots/slot-$1 k=0 boot suites base t
 	slot_init "$s" || { echo "watchlab: mutants: slot $i did not build" >&2; return 1; }
+	if [ "$i" -eq 0 ]; then
+		# The report's own tests and its report on the recorded run, twice,
+		# without a mutant, in a slot's copy as a mutant of harness/ runs
+		# there (kcidb.json takes the tree's commit from git: a copy outside
+		# the work tree has none, and the place changes the report).
+		local h=$out/baseline/host-report
+		rm -rf "$h"
+		mkdir -p "$h"
+		harness_checks "$s/src" "$h/1"
+		harness_checks "$s/src" "$h/2"
+		mv "$h/1/report.fails" "$h/fails"
+		mv "$h/2/report.fails" "$h/fails2"
+		mv "$h/1/recorded" "$h/recorded"
+		mv "$h/2/recorded" "$h/recorded2"
+		rm -rf "$h/1" "$h/2"
+	fi
 	while IFS=$'\t' read -r boot suites; do
 		k=$((k + 1))
 		[ $(((k - 1) % jobs)) -eq "$i" ] || continue
 		base=$(baseline_dir "$boot" "$suites")
 		t=$(date +%s)
+		# Twice: a check the two runs differ on is flaky, and cannot kill.
 		check_boot "$s" "$base/run" "$boot" "$suites" | sort -u >"$base/fails.new"
+		check_boot "$s" "$base/run2" "$boot" "$suites" | sort -u >"$base/fails2.new"
 		mv "$base/fails.new" "$base/fails"
+		mv "$base/fails2.new" "$base/fails2"
+		"$top/harness/mutants-report.py" flaky "$base/fails" "$base/fails2" >"$base/flaky"
 		echo "$key" >"$base/key"
 		printf '%s\t%s\n' "$boot" "$suites" >"$base/scope"
-		say "baseline $boot (${suites:-every suite}): $(($(date +%s) - t)) s, $(wc -l <"$base/fails") checks fail without a mutant"
+		say "baseline $boot (${suites:-every suite}), twice: $(($(date +%s) - t)) s," \
+			"$(sort -u "$base/fails" "$base/fails2" | wc -l) checks fail without a mutant," \
+			"$(wc -l <"$base/flaky") of them flaky"
 	done <"$out/.baselines"
 }
 
 # worker INDEX: the slot's share of the mutants, one line of progress each.
 worker() {
-	local i=$1 s=$build/mutants/slot-$1 k=0 f n v done_n left eta
+	local i=$1 s=$slots/slot-$1 k=0 f n v done_n left eta
 	local t_start
 	t_start=$(date +%s)
 	for f in "${todo[@]}"; do
@@ -373,18 +507,32 @@ done
 	done
 	if [ "$rescope" = 1 ] && [ "${#todo[@]}" -gt 0 ]; then
 		for b in $profiles; do printf '%s\t\n' "$b"; done
+		# A debug mutant's rescope boots its debug boots with every suite.
+		for f in "${todo[@]}"; do
+			for b in $(debug_boots "$(header "$f" Boots)"); do printf '%s\t\n' "$b"; done
+		done
 	fi
 } | sort -u | while IFS=$'\t' read -r b suites; do
 	base=$(baseline_dir "$b" "$suites")
 	baseline_ready "$base" || { mkdir -p "$base" && printf '%s\t%s\n' "$b" "$suites"; }
 done >"$out/.baselines"
 
+# The debug kernel's objects go into the slots only if a boot needs them.
+need_debug=""
+for f in "${todo[@]}"; do
+	[ -z "$(debug_boots "$(boots_for "$f")")" ] || need_debug=debug
+done
+if cut -f1 "$out/.baselines" | grep -q -- '-debug$'; then need_debug=debug; fi
+if [ -n "$need_debug" ] && [ ! -f "$build/kbuild-debug/vmlinux" ]; then
+	die "a mutant boots the debug kernel and build/ has none: run make kernel-debug or make test first"
+fi
+
 # wait_all PHASE: every slot's process of PHASE ($pids), or die.
 wait_all() {
 	local p rc=0
 	for p in "${pids[@]}"; do wait "$p" || rc=1; done
 	pids=()
-	[ "$rc" -eq 0 ] || die "$1 failed in a slot; see build/mutants/slot-*/init.log"
+	[ "$rc" -eq 0 ] || die "$1 failed in a slot; see ${slots#"$top"/}/slot-*/init.log"
 }
 
 start=$(date +%s)
@@ -395,9 +543,6 @@ need=$(wc -l <"$out/.baselines")
 [ "$need" -ge "$jobs" ] || jobs=$need
 say "${#mutants[@]} mutants, ${#todo[@]} to run ($(( ${#mutants[@]} - ${#todo[@]} )) recorded for this tree), $(wc -l <"$out/.baselines") baselines to record, $jobs at once"
 if [ "${#todo[@]}" -gt 0 ]; then
-	# The report's own tests, without a mutant (for the mutants of harness/).
-	mkdir -p "$out/baseline/host-report"
-	check_report "$top" | sort -u >"$out/baseline/host-report/fails"
 	pids=()
 	for ((i = 0; i < jobs; i++)); do
 		prepare "$i" &
@@ -411,9 +556,16 @@ if [ "${#todo[@]}" -gt 0 ]; then
 	wait_all worker
 fi
 for base in "$out"/baseline/*/; do
-	[ -s "$base/fails" ] || continue
 	base=${base%/}
-	say "baseline ${base##*/}: $(wc -l <"$base/fails") checks fail without any mutant and kill none: $(head -3 "$base/fails" | tr '\n' ' ')"
+	fails=$(sort -u "$base/fails" "$base/fails2" 2>/dev/null)
+	if [ -n "$fails" ]; then
+		say "baseline ${base##*/}: $(wc -l <<<"$fails") checks fail without any mutant" \
+			"and kill none: $(head -3 <<<"$fails" | tr '\n' ' ')"
+	fi
+	if [ -s "$base/flaky" ]; then
+		say "baseline ${base##*/} is flaky: $(wc -l <"$base/flaky") checks differ between" \
+			"its two runs and can never kill: $(head -3 "$base/flaky" | tr '\n' ' ')"
+	fi
 done
 names=()
 for f in "${mutants[@]}"; do names+=("$(basename "$f" .patch)"); done
