@@ -201,9 +201,9 @@ def main(argv):
                    or (SOURCE_RE.search(p) and p.endswith(".c")))
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write("# Coverage of the series' objects and watchpol\n\n")
-        f.write("Every boot of `make test`'s set on the gcov kernel (build/kbuild-cov), "
-                "merged.  Files: the profiled objects' sources and the series' headers "
-                "with data.\n\n")
+        f.write("The boots of harness/coverage.sh (make test's, on the gcov kernels: "
+                "boots.txt), merged.  Files: the profiled objects' sources and the "
+                "series' headers with data.\n\n")
         f.write("| file | lines | % | functions | % | branches | % |\n|---|---:|---:|---:|---:|---:|---:|\n")
         tot = [0] * 6
         for p in shown:
