@@ -452,8 +452,9 @@ COV_DEBUG_OBJ := $(B)/kbuild-cov-debug
 COV_DEBUG ?= 0
 COV_BOOT_TIMEOUT ?= 900
 COV_DEBUG_BOOT_TIMEOUT ?= 2700
-COV_SPECS := $(subst :$(BOOT_TIMEOUT),:$(COV_BOOT_TIMEOUT),$(subst $(LAB_OBJ):,$(COV_OBJ):,$(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC))) \
-	$(if $(filter 1,$(COV_DEBUG)),$(subst :$(DEBUG_BOOT_TIMEOUT),:$(COV_DEBUG_BOOT_TIMEOUT),$(subst $(DEBUG_OBJ):,$(COV_DEBUG_OBJ):,$(DEBUG_BOOT_SPEC))))
+# The debug boots first, as in make test: they are the longest.
+COV_SPECS := $(if $(filter 1,$(COV_DEBUG)),$(subst :$(DEBUG_BOOT_TIMEOUT),:$(COV_DEBUG_BOOT_TIMEOUT),$(subst $(DEBUG_OBJ):,$(COV_DEBUG_OBJ):,$(DEBUG_BOOT_SPEC)))) \
+	$(subst :$(BOOT_TIMEOUT),:$(COV_BOOT_TIMEOUT),$(subst $(LAB_OBJ):,$(COV_OBJ):,$(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC)))
 COV_KERNELS := $(COV_OBJ) $(if $(filter 1,$(COV_DEBUG)),$(COV_DEBUG_OBJ))
 
 .PHONY: coverage kernel-cov
