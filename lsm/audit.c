@@ -9,12 +9,16 @@
  * here.  Denial records go through audit's own rate limit and backlog
  * (auditctl -r, -b), which count what they drop as lost, and before that
  * through a limit per subject: the task whose action was refused (the
- * watcher setting a watch, the triggerer of a post, the kernel), so that
- * no one user's refusals can keep another's out of audit.  What the
- * per-subject limit holds back is counted in stats as audit_suppressed.
+ * watcher setting a watch, the triggerer of a post, the kernel).  A
+ * subject is only ever charged for its own denials, so that no user's
+ * refusals can keep another's out of audit, and what the limit held back
+ * is itself audited, so that a subject that spends its burst first cannot
+ * hide the denial it cares about without a trace.  What the limit holds
+ * back is also counted in stats as audit_suppressed.
  * Without CONFIG_AUDIT the audit calls compile away.
  */
 
+#include <crypto/sha2.h>
 #include <linux/atomic.h>
 #include <linux/audit.h>
 #include <linux/cred.h>
@@ -22,6 +26,7 @@
 #include <linux/jiffies.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 
 #include "audit.h"
 #include "log.h"
@@ -31,50 +36,111 @@
 #define WATCHPOL_AUDIT_TEXT	768
 
 /*
- * Denial records per subject: a burst of 10 per 5 s for each of 64
- * buckets, chosen by the subject's uid (the kernel has one of its own).
- * Lock-free: a bucket's window restarts with a compare-and-exchange, and
- * a record takes its slot with an atomic increment, so two CPUs denying
- * at once both get theirs while the burst lasts.
+ * Denial records per subject: a burst of 10 per 5 s.  The windows live in
+ * 64 buckets chosen by the subject's uid (the kernel has one of its own);
+ * a window belongs to the uid that opened it.  A denial of another uid
+ * that lands in a bucket while its window is open is not limited here at
+ * all: that uid cannot spend the owner's burst, nor the owner its.  What
+ * gets past the limit this way is bounded by audit's own rate limit and
+ * backlog, as every other LSM's records are.
  */
 #define WATCHPOL_AUDIT_BUCKETS_SHIFT	6
 #define WATCHPOL_AUDIT_BURST		10
 #define WATCHPOL_AUDIT_INTERVAL		(5 * HZ)
 
 struct audit_bucket {
-	atomic_long_t start;	/* jiffies when the window began */
-	atomic_t used;		/* records in this window */
+	spinlock_t lock;	/* posts deny in any context, hard irq too */
+	unsigned long start;	/* jiffies when the window began */
+	u32 uid;		/* whose window it is */
+	bool kernel;		/* the kernel's own bucket */
+	unsigned int used;	/* records in this window, 0: no window */
+	unsigned int held;	/* records held back in this window */
 };
 
-static struct audit_bucket
-	watchpol_audit_buckets[(1 << WATCHPOL_AUDIT_BUCKETS_SHIFT) + 1];
+#define WATCHPOL_AUDIT_NR_BUCKETS	((1 << WATCHPOL_AUDIT_BUCKETS_SHIFT) + 1)
+
+static struct audit_bucket watchpol_audit_buckets[WATCHPOL_AUDIT_NR_BUCKETS] = {
+	[0 ... WATCHPOL_AUDIT_NR_BUCKETS - 1] = {
+		.lock = __SPIN_LOCK_UNLOCKED(watchpol_audit_buckets.lock),
+	},
+};
+
 atomic_long_t watchpol_audit_suppressed = ATOMIC_LONG_INIT(0);
 
+/* What a closed window held back, to be said in audit. */
+struct audit_held {
+	u32 uid;
+	bool kernel;
+	unsigned int count;
+};
+
 /* The subject of a denial: who did what was refused. */
-static struct audit_bucket *audit_bucket_of(const struct watchpol_decision *d)
+static bool audit_subject_kernel(const struct watchpol_decision *d)
 {
-	if (d->hook == WATCHPOL_HOOK_POST && (d->flags & WATCHPOL_DEC_T_KERNEL))
-		return &watchpol_audit_buckets[1 << WATCHPOL_AUDIT_BUCKETS_SHIFT];
-	return &watchpol_audit_buckets[hash_32(d->hook == WATCHPOL_HOOK_POST ?
-					       d->t_uid : d->w_uid,
-					       WATCHPOL_AUDIT_BUCKETS_SHIFT)];
+	return d->hook == WATCHPOL_HOOK_POST && (d->flags & WATCHPOL_DEC_T_KERNEL);
 }
 
-static bool audit_subject_allowed(const struct watchpol_decision *d)
+static u32 audit_subject_uid(const struct watchpol_decision *d)
 {
-	struct audit_bucket *b = audit_bucket_of(d);
-	unsigned long now = jiffies;
-	long start = atomic_long_read(&b->start);
+	return d->hook == WATCHPOL_HOOK_POST ? d->t_uid : d->w_uid;
+}
 
-	/* 0: no window yet (jiffies start near their wrap, not at 0). */
-	if ((!start ||
-	     time_after(now, (unsigned long)start + WATCHPOL_AUDIT_INTERVAL)) &&
-	    atomic_long_cmpxchg(&b->start, start, now) == start)
-		atomic_set(&b->used, 0);
-	if (atomic_inc_return(&b->used) <= WATCHPOL_AUDIT_BURST)
-		return true;
-	atomic_long_inc(&watchpol_audit_suppressed);
-	return false;
+/*
+ * May @d's record go to audit?  When a window closes with records held
+ * back, *@held says whose and how many.
+ */
+static bool audit_subject_allowed(const struct watchpol_decision *d,
+				  struct audit_held *held)
+{
+	bool kernel = audit_subject_kernel(d);
+	u32 uid = audit_subject_uid(d);
+	struct audit_bucket *b;
+	unsigned long flags;
+	bool allowed = true;
+
+	b = &watchpol_audit_buckets[kernel ? 1 << WATCHPOL_AUDIT_BUCKETS_SHIFT :
+				    hash_32(uid, WATCHPOL_AUDIT_BUCKETS_SHIFT)];
+	spin_lock_irqsave(&b->lock, flags);
+	if (!b->used ||
+	    time_after(jiffies, b->start + WATCHPOL_AUDIT_INTERVAL)) {
+		held->uid = b->uid;
+		held->kernel = b->kernel;
+		held->count = b->held;
+		b->start = jiffies;
+		b->uid = uid;
+		b->kernel = kernel;
+		b->used = 1;
+		b->held = 0;
+	} else if (kernel || b->uid == uid) {
+		if (++b->used > WATCHPOL_AUDIT_BURST) {
+			b->held++;
+			allowed = false;
+		}
+	}
+	spin_unlock_irqrestore(&b->lock, flags);
+	if (!allowed)
+		atomic_long_inc(&watchpol_audit_suppressed);
+	return allowed;
+}
+
+/* One record for the denials a subject's window held back. */
+static void audit_held_back(const struct audit_held *held)
+{
+	struct audit_buffer *ab;
+
+	ab = audit_log_start(audit_context(), GFP_ATOMIC | __GFP_NOWARN,
+			     AUDIT_AVC);
+	if (!ab)
+		return;
+	if (held->kernel)
+		audit_log_format(ab, "lsm=watchpol op=audit_limit subject=kernel");
+	else
+		audit_log_format(ab, "lsm=watchpol op=audit_limit subject_uid=%u",
+				 held->uid);
+	audit_log_format(ab, " burst=%u interval=%u held_back=%u",
+			 WATCHPOL_AUDIT_BURST, WATCHPOL_AUDIT_INTERVAL / HZ,
+			 held->count);
+	audit_log_end(ab);
 }
 
 /* Who made the change, as SELinux and IPE name it. */
@@ -114,11 +180,18 @@ static void audit_policy(struct audit_buffer *ab,
  */
 void watchpol_audit_decision(const struct watchpol_decision *d)
 {
+	struct audit_held held = {};
 	struct audit_buffer *ab;
+	bool allowed;
 	char *text;
 	int n;
 
-	if (!IS_ENABLED(CONFIG_AUDIT) || !audit_subject_allowed(d))
+	if (!IS_ENABLED(CONFIG_AUDIT))
+		return;
+	allowed = audit_subject_allowed(d, &held);
+	if (held.count)
+		audit_held_back(&held);
+	if (!allowed)
 		return;
 	text = kmalloc(WATCHPOL_AUDIT_TEXT, GFP_ATOMIC | __GFP_NOWARN);
 	if (!text) {
@@ -142,14 +215,17 @@ void watchpol_audit_decision(const struct watchpol_decision *d)
  * @p: the policy put in force, or NULL when it was rejected
  * @err: why it was rejected (@p NULL), or NULL
  * @old_enforce: the enforce setting before the load
+ * @digest: SHA-256 of the text as written, or NULL
  *
- * AUDIT_MAC_POLICY_LOAD with the policy's settings and rule count, or
- * res=0 with the line and reason; and, when the load changed it,
- * AUDIT_MAC_STATUS with the new and old enforce setting.  Never limited.
+ * AUDIT_MAC_POLICY_LOAD with the policy's settings, rule count and the
+ * digest of its text (what sha256sum prints for the file written, as IPE
+ * records its policies), or res=0 with the line and reason; and, when the
+ * load changed it, AUDIT_MAC_STATUS with the new and old enforce setting.
+ * Never limited.
  */
 void watchpol_audit_load(const struct watchpol_policy *p,
 			 const struct watchpol_parse_error *err,
-			 bool old_enforce)
+			 bool old_enforce, const u8 *digest)
 {
 	struct audit_buffer *ab;
 
@@ -161,6 +237,9 @@ void watchpol_audit_load(const struct watchpol_policy *p,
 		audit_log_format(ab, "lsm=watchpol op=load");
 		if (p)
 			audit_policy(ab, p);
+		if (digest)
+			audit_log_format(ab, " digest=sha256:%*phN",
+					 SHA256_DIGEST_SIZE, digest);
 		else if (err && err->reason)
 			audit_log_format(ab, " line=%u reason=\"%s\"",
 					 err->line, err->reason);

@@ -19,7 +19,7 @@ extern atomic_long_t watchpol_audit_suppressed;
 void watchpol_audit_decision(const struct watchpol_decision *d);
 void watchpol_audit_load(const struct watchpol_policy *p,
 			 const struct watchpol_parse_error *err,
-			 bool old_enforce);
+			 bool old_enforce, const u8 *digest);
 void watchpol_audit_refused(const char *reason);
 void watchpol_audit_lock(void);
 

@@ -4,7 +4,8 @@
  *
  * policy	read: the policy in force, canonical; write: a new policy in
  *		any number of writes, ending in an "end" line; swapped in
- *		atomically or rejected whole
+ *		atomically when its writer closes the file, or rejected
+ *		whole
  * stats	allow/deny counters per hook and per model
  * log		the decision log; each read takes whole records off the ring
  * lock	write 1: the policy is immutable until reboot
@@ -14,6 +15,7 @@
  * stats needs it too.
  */
 
+#include <crypto/sha2.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
@@ -46,15 +48,23 @@ struct policy_snapshot {
 };
 
 /*
+ * Loads through this file, under watchpol_policy_mutex: a text begun
+ * before a later load is stale and never goes in force over it.
+ */
+static u64 policy_load_seq;
+
+/*
  * One open file writing a policy: see load.h for the protocol.  Once the
  * end line has arrived, @pending is the parsed policy, put in force when
- * the file is closed.
+ * the writer that wrote the end line closes its descriptor.
  */
 struct policy_writer {
 	struct mutex lock;	/* serialises writes on this open file */
 	struct watchpol_load load;
 	struct watchpol_policy *pending;
 	int gen;		/* the LSM policy generation @pending saw */
+	u64 base;		/* policy_load_seq when the text began */
+	fl_owner_t owner;	/* the file table that wrote the end line */
 };
 
 static const char policy_end_line[] = "end\n";
@@ -149,26 +159,45 @@ static void policy_reject(const struct watchpol_parse_error *err)
 				   err->line, err->reason);
 	else if (err->reason)
 		pr_err_ratelimited("policy rejected: %s\n", err->reason);
-	watchpol_audit_load(NULL, err, false);
+	watchpol_audit_load(NULL, err, false, NULL);
+}
+
+/* A complete text that will not go in force: say why, once, and audit it. */
+static int policy_refuse(const char *why, const char *reason, int err)
+{
+	atomic_long_inc(&watchpol_policy_rejects);
+	pr_err_ratelimited("policy rejected: %s; nothing loaded\n", why);
+	watchpol_audit_refused(reason);
+	return err;
 }
 
 /*
  * Put a parsed policy in force; @text is what it was parsed from, parsed
- * again if the LSM's policy changed since.  Frees @p if it is not used.
+ * again if the LSM's policy changed since.  A text begun before another
+ * load (@base is behind policy_load_seq) is refused: it was written
+ * against a policy no longer in force.  Frees @p if it is not used.
  */
-static int policy_install(struct watchpol_policy *p, int gen,
+static int policy_install(struct watchpol_policy *p, int gen, u64 base,
 			  const char *text, size_t len)
 {
+	u8 digest[SHA256_DIGEST_SIZE];
 	struct watchpol_parse_error err;
 	struct watchpol_policy *old;
 	bool old_enforce;
 
+	sha256(text, len, digest);
 	mutex_lock(&watchpol_policy_mutex);
 	if (watchpol_locked) {
 		mutex_unlock(&watchpol_policy_mutex);
 		watchpol_policy_free(p);
 		watchpol_audit_refused("locked");
 		return -EPERM;
+	}
+	if (base != policy_load_seq) {
+		mutex_unlock(&watchpol_policy_mutex);
+		watchpol_policy_free(p);
+		return policy_refuse("another policy was loaded after this text began",
+				     "stale", -ESTALE);
 	}
 	/* The LSM's policy changed since the text was parsed: resolve again. */
 	if (watchpol_policy_stale(gen)) {
@@ -184,29 +213,41 @@ static int policy_install(struct watchpol_policy *p, int gen,
 					lockdep_is_held(&watchpol_policy_mutex));
 	old_enforce = old ? old->enforce : false;
 	watchpol_set_policy(p);
-	watchpol_audit_load(p, NULL, old_enforce);
+	policy_load_seq++;
+	watchpol_audit_load(p, NULL, old_enforce, digest);
 	mutex_unlock(&watchpol_policy_mutex);
 	atomic_long_inc(&watchpol_policy_loads);
 	return 0;
 }
 
-/* A complete text goes in force; the caller holds @w->lock. */
-static int policy_commit(struct policy_writer *w)
+/*
+ * A complete text goes in force, if the task closing it may still load
+ * one; the caller holds @w->lock.
+ */
+static int policy_commit(struct policy_writer *w, const struct file *file)
 {
 	int ret;
 
 	if (w->load.state != WATCHPOL_LOAD_COMPLETE)
 		return 0;
-	ret = policy_install(w->pending, w->gen, w->load.buf, w->load.len);
+	if (!mac_admin(file)) {
+		ret = policy_refuse("its writer lost CAP_MAC_ADMIN before closing it",
+				    "no CAP_MAC_ADMIN at commit", -EPERM);
+		policy_discard(w);
+		return ret;
+	}
+	ret = policy_install(w->pending, w->gen, w->base, w->load.buf,
+			     w->load.len);
 	w->pending = NULL;
 	watchpol_load_finish(&w->load);
 	return ret;
 }
 
 /*
- * The policy goes in force at the last close (policy_flush()); if the
- * last reference goes without one (a close raced another, or the file
- * was in flight in a unix socket), here.
+ * A text goes in force only from its writer's own close (policy_flush()).
+ * If the file outlives that without one (the end line came through a
+ * path that never flushes), the text is dropped, never loaded late by
+ * whoever held the file last.
  */
 static int policy_release(struct inode *inode, struct file *file)
 {
@@ -218,7 +259,8 @@ static int policy_release(struct inode *inode, struct file *file)
 	}
 	w = file->private_data;
 	if (w->load.state == WATCHPOL_LOAD_COMPLETE)
-		policy_commit(w);
+		policy_refuse("the file was released before its writer closed it",
+			      "writer never closed", 0);
 	if (w->load.state == WATCHPOL_LOAD_OPEN && w->load.len) {
 		atomic_long_inc(&watchpol_policy_rejects);
 		pr_err_ratelimited("policy rejected: closed without an end line; %zu bytes discarded, nothing loaded\n",
@@ -231,24 +273,30 @@ static int policy_release(struct inode *inode, struct file *file)
 }
 
 /*
- * The last close of a writer puts its policy in force and returns the
- * outcome.  One that never wrote its end line fails, so that a tool whose
- * input was cut short (and which checks close(), as coreutils do) learns
- * that nothing was loaded.  Earlier closes of duplicated descriptors do
- * and report nothing: more text may still come through the others.
+ * A complete text goes in force when the writer that wrote its end line
+ * closes a descriptor of the file, and close() returns the outcome:
+ * -EPERM if the closer no longer has CAP_MAC_ADMIN, -ESTALE if another
+ * policy was loaded since the text began.  Another holder's close (a
+ * child forked while the file was open, a receiver over SCM_RIGHTS) does
+ * and reports nothing, so a holder cannot put an old text in force over
+ * a newer one.  The last close of a file that received text but no end
+ * line fails, so that a tool whose input was cut short (and which checks
+ * close(), as coreutils do) learns that nothing was loaded.
  */
 static int policy_flush(struct file *file, fl_owner_t id)
 {
 	struct policy_writer *w = file->private_data;
-	int ret;
+	int ret = 0;
 
-	if (!(file->f_mode & FMODE_WRITE) || file_count(file) != 1)
+	if (!(file->f_mode & FMODE_WRITE))
 		return 0;
 	mutex_lock(&w->lock);
-	if (w->load.state == WATCHPOL_LOAD_OPEN && w->load.len)
-		ret = -EINVAL;
-	else
-		ret = policy_commit(w);
+	if (w->load.state == WATCHPOL_LOAD_OPEN) {
+		if (w->load.len && file_count(file) == 1)
+			ret = -EINVAL;
+	} else if (w->load.state == WATCHPOL_LOAD_COMPLETE && id == w->owner) {
+		ret = policy_commit(w, file);
+	}
 	mutex_unlock(&w->lock);
 	return ret;
 }
@@ -272,8 +320,9 @@ static ssize_t policy_read(struct file *file, char __user *buf, size_t count,
  * @ppos: unused: the file is a stream
  *
  * The text accumulates until a line starting with "end" arrives; the write
- * that brings it parses the whole text, and the last close puts it in
- * force.  After the end line only blank lines and comments may follow.
+ * that brings it parses the whole text, and that writer's close puts it
+ * in force (policy_flush()).  After the end line only blank lines and
+ * comments may follow.
  *
  * Return: @count, or
  * * %-EPERM	- the opener or the caller lacks CAP_MAC_ADMIN, or the
@@ -298,6 +347,11 @@ static ssize_t policy_write(struct file *file, const char __user *ubuf,
 	if (!mac_admin(file))
 		return -EPERM;
 	mutex_lock(&w->lock);
+	if (!w->load.len && w->load.state == WATCHPOL_LOAD_OPEN) {
+		mutex_lock(&watchpol_policy_mutex);
+		w->base = policy_load_seq;
+		mutex_unlock(&watchpol_policy_mutex);
+	}
 	ret = watchpol_load_reserve(&w->load, count, GFP_KERNEL_ACCOUNT, &dst);
 	if (ret == -EFBIG) {
 		atomic_long_inc(&watchpol_policy_rejects);
@@ -340,6 +394,7 @@ static ssize_t policy_write(struct file *file, const char __user *ubuf,
 		goto out;
 	}
 	w->pending = p;
+	w->owner = current->files;
 	ret = count;
 out:
 	mutex_unlock(&w->lock);

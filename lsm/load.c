@@ -6,7 +6,7 @@
  *
  *	OPEN --(a write that ends a line starting with "end")--> COMPLETE
  *	COMPLETE --(blank lines and comments)--> COMPLETE
- *	COMPLETE --(loaded or rejected, at the last close)--> DONE
+ *	COMPLETE --(loaded or refused, at its writer's close)--> DONE
  *	OPEN, COMPLETE --(a statement after the end line, a bad character,
  *		or the text would exceed WATCHPOL_MAX_POLICY)--> DONE
  *

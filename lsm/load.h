@@ -5,11 +5,12 @@
  * Text written to one open file of watchpol/policy accumulates in a
  * struct watchpol_load.  The policy is complete when a line whose first
  * word is "end" has been written; the text is then parsed, and put in
- * force when the file is closed.  No prefix of a policy can therefore be
- * loaded: a writer that stops early, is killed or has its text truncated
- * never wrote the end line.  After the end line only blank lines and
- * comments may follow, whatever the writes: a statement there rejects the
- * policy, in the write that brings it.
+ * force when the writer of the end line closes the file (see fs.c).  No
+ * prefix of a policy can therefore be loaded: a writer that stops early,
+ * is killed or has its text truncated never wrote the end line.  After
+ * the end line only blank lines and comments may follow, whatever the
+ * writes: a statement there rejects the policy, in the write that brings
+ * it.
  */
 
 #ifndef _SECURITY_WATCHPOL_LOAD_H
@@ -25,7 +26,7 @@ struct watchpol_parse_error;
  * @WATCHPOL_LOAD_OPEN: accepting text; no end line yet
  * @WATCHPOL_LOAD_COMPLETE: the end line has arrived; only blanks and
  *	comments may follow
- * @WATCHPOL_LOAD_DONE: the policy was loaded or rejected; later writes to
+ * @WATCHPOL_LOAD_DONE: the policy was loaded or refused; later writes to
  *	this open file fail
  */
 enum watchpol_load_state {

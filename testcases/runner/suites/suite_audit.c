@@ -6,7 +6,8 @@
  * reads what watchpol records there: policy loads and rejections
  * (AUDIT_MAC_POLICY_LOAD), enforce changes (AUDIT_MAC_STATUS) and
  * denials (AUDIT_AVC, "lsm=watchpol").  Loads are never limited; denials
- * are limited per subject (a burst of 10 per 5 s for each uid), so the
+ * are limited per subject (a burst of 10 per 5 s for each uid, and a
+ * record of what the limit held back), so the
  * suite runs first, before other suites' denials use up the runner's
  * burst.  Not in the debug boots: the debug kernel has CONFIG_AUDIT, and
  * its smack boot's scenarios send Smack's and watchpol's denials through
@@ -219,21 +220,40 @@ static int refused_watches(uid_t uid, int n)
 	return WEXITSTATUS(status);
 }
 
+/* The lines of the window's audit text that hold "w_uid=@uid " and every one of want[]. */
+static unsigned int count_watch_denials(const struct wl_evidence *ev, uid_t uid)
+{
+	char w_uid[32];
+	const char *const want[] = { "lsm=watchpol", "hook=watch_mount", w_uid, "verdict=deny" };
+
+	snprintf(w_uid, sizeof(w_uid), "w_uid=%u ", (unsigned int)uid);
+	return count_records(ev, want, WL_ARRAY_SIZE(want));
+}
+
 /*
- * Denial records are limited per subject (review M2): uid 1001 making 40
- * refused watches in a burst does not keep uid 1000's one refusal out of
- * audit, and uid 1001 gets no more than its own burst (10).  Under one
- * global budget of 10 per 5 s, uid 1000's record was lost.
+ * Denial records are limited per subject, and a subject is charged only
+ * for its own (reviews M2 of 12-04 and of 12-07): uid 1001 (a bucket of
+ * its own) and uid 1089 (uid 1000's bucket: hash_32(1089, 6) ==
+ * hash_32(1000, 6) == 61) each make 40 refused watches in a burst; each
+ * gets 1 to 10 records, and uid 1000's one refusal, made while uid 1089's
+ * window is open, still has its record.  Then, once the 5 s windows are
+ * over, the next refusal of each flooder first says in audit how many of
+ * its records the limit held back (40 less those recorded: 30 unless an
+ * earlier test opened its window), so a subject that spent its
+ * burst cannot hide a later denial without a trace.  Under one global
+ * budget uid 1000's record was lost; under buckets shared by every uid
+ * that hashes alike, uid 1089 kept it out.
  */
 static enum wl_result audit_denials_limited_per_subject(void)
 {
-	static const char *const mine[] = { "lsm=watchpol", "hook=watch_mount", "w_uid=1000 ",
-					    "verdict=deny" };
-	static const char *const theirs[] = { "lsm=watchpol", "hook=watch_mount",
-					      "w_uid=1001 ", "verdict=deny" };
+	char held_1001[32], held_1089[32];
+	const char *const held[2][4] = {
+		{ "lsm=watchpol", "op=audit_limit", "subject_uid=1001 ", held_1001 },
+		{ "lsm=watchpol", "op=audit_limit", "subject_uid=1089 ", held_1089 },
+	};
 	static struct wl_evidence ev;
-	int a, b, r;
-	unsigned int n;
+	int a, b, c, d, r;
+	unsigned int n1001, n1089;
 
 	WL_EXPECT(wl_mkdir(JAIL) == 0, "mkdir %s", JAIL);
 	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
@@ -242,17 +262,32 @@ static enum wl_result audit_denials_limited_per_subject(void)
 	WL_EXPECT(wl_evidence_begin(&ev) == 0 && ev.audit >= 0,
 		  "no audit window: is CONFIG_AUDIT on?");
 	a = refused_watches(1001, 40);
-	b = refused_watches(1000, 1);
+	b = refused_watches(1089, 40);
+	c = refused_watches(1000, 1);
+	wl_evidence_take(&ev);
+	n1001 = count_watch_denials(&ev, 1001);
+	n1089 = count_watch_denials(&ev, 1089);
+	/* Past the windows: the next refusal reports what each one held back. */
+	sleep(6);
+	d = refused_watches(1001, 1) + refused_watches(1089, 1);
 	wl_evidence_take(&ev);
 	wl_evidence_end(&ev);
 	WL_EXPECT(wp_restore_policy(), "could not restore the policy");
-	WL_EXPECT(a == 0 && b == 0, "watches from outside the root were not refused (%d, %d)",
-		  a, b);
-	n = count_records(&ev, theirs, WL_ARRAY_SIZE(theirs));
-	WL_EXPECT(n >= 1 && n <= 10, "uid 1001's 40 refusals left %u records, want 1 to 10", n);
-	WL_EXPECT(count_records(&ev, mine, WL_ARRAY_SIZE(mine)) == 1,
-		  "uid 1000's refusal has no audit record after uid 1001's burst; the window had:\n%s",
+	WL_EXPECT(a == 0 && b == 0 && c == 0 && d == 0,
+		  "watches from outside the root were not refused (%d, %d, %d, %d)", a, b, c, d);
+	WL_EXPECT(n1001 >= 1 && n1001 <= 10,
+		  "uid 1001's 40 refusals left %u records, want 1 to 10", n1001);
+	WL_EXPECT(n1089 >= 1 && n1089 <= 10,
+		  "uid 1089's 40 refusals left %u records, want 1 to 10", n1089);
+	WL_EXPECT(count_watch_denials(&ev, 1000) == 1,
+		  "uid 1000's refusal has no audit record after uid 1089's burst in its bucket; the window had:\n%s",
 		  ev.audit_text);
+	/* What each window held back: its 40 refusals less those it recorded. */
+	snprintf(held_1001, sizeof(held_1001), "held_back=%u", 40 - n1001);
+	snprintf(held_1089, sizeof(held_1089), "held_back=%u", 40 - n1089);
+	WL_EXPECT(count_records(&ev, held[0], 4) == 1 && count_records(&ev, held[1], 4) == 1,
+		  "no record of the refusals each flooder's limit held back (%s, %s); the window had:\n%s",
+		  held_1001, held_1089, ev.audit_text);
 	return WL_PASS;
 }
 
@@ -379,12 +414,50 @@ static enum wl_result audit_loads_never_limited(void)
 	return WL_PASS;
 }
 
+/*
+ * A complete text that will not go in force is audited as a refused load
+ * (12-07 review H2): one begun before another load ("stale"), and a load
+ * carries the SHA-256 of the text as written (what sha256sum prints for
+ * "default watcher\nkernel_events deny\nend\n").
+ */
+static enum wl_result audit_records_refused_commits(void)
+{
+	static const char text[] = "default watcher\nkernel_events deny\nend\n";
+	static struct wl_evidence ev;
+	int fd, e, r;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	WL_EXPECT(wl_evidence_begin(&ev) == 0 && ev.audit >= 0,
+		  "no audit window: is CONFIG_AUDIT on?");
+	fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	e = fd < 0 ? errno : 0;
+	if (fd >= 0 && write(fd, "default none\n", 13) != 13)
+		e = errno;
+	r = wp_write_policy(text, sizeof(text) - 1);
+	if (fd >= 0 && !e && write(fd, "end\n", 4) != 4)
+		e = errno;
+	if (fd >= 0 && !e)
+		e = close(fd) ? errno : -1;
+	wl_evidence_take(&ev);
+	wl_evidence_end(&ev);
+	WL_EXPECT(wp_restore_policy(), "could not restore the policy");
+	WL_EXPECT(r == 0, "load: %s", strerror(-r));
+	WL_EXPECT(e == ESTALE, "the stale text's close got %s, want ESTALE",
+		  e > 0 ? strerror(e) : "success");
+	EXPECT_RECORD(&ev, "lsm=watchpol", "op=load", "default=watcher",
+		      "digest=sha256:de0c9724ac6c4ac36d1eca3d5aae5033fa839712ffca081d8e05a9a846a873eb",
+		      "res=1");
+	EXPECT_RECORD(&ev, "lsm=watchpol", "op=load reason=\"stale\"", "auid=", "res=0");
+	return WL_PASS;
+}
+
 static const struct wl_test tests[] = {
 	{ "audit_records_changes_and_denials", audit_records_changes_and_denials },
 	{ "audit_records_permissive_denials", audit_records_permissive_denials },
 	{ "audit_denials_limited_per_subject", audit_denials_limited_per_subject },
 	{ "audit_post_denials_limited_per_triggerer", audit_post_denials_limited_per_triggerer },
 	{ "audit_loads_never_limited", audit_loads_never_limited },
+	{ "audit_records_refused_commits", audit_records_refused_commits },
 };
 
 WL_SUITE(suite_audit, tests, .stage = WL_STAGE_FIRST, .applies = audit_applies,

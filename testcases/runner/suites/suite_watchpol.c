@@ -548,7 +548,7 @@ static enum wl_result policy_write_misuse_changes_nothing(void)
 		  "zero-length write got %s, want EINVAL", strerror(e));
 	WL_EXPECT(policy_is(other_canon), "the policy changed before the end line");
 	WL_EXPECT(!(e = write_errno(fd, "end\n", 4)), "write the end line: %s", strerror(e));
-	/* Parsed at the end line, in force at the last close. */
+	/* Parsed at the end line, in force at the writer's close. */
 	WL_EXPECT(policy_is(other_canon), "the policy went in force before close");
 	WL_EXPECT(!(e = write_errno(fd, "# a comment after the end\n\n", 27)),
 		  "a comment after the end line: %s", strerror(e));
@@ -890,6 +890,157 @@ static enum wl_result writes_need_cap_mac_admin(void)
 	return WL_PASS;
 }
 
+/* ---- when a written policy goes in force ---- */
+
+static const char none_canon[] = "default none\nenforce 1\nkernel_events allow\nend\n";
+static const char strict_deny_canon[] =
+	"default strict\nenforce 1\nkernel_events deny\nend\n";
+
+/* A child that holds the inherited descriptors as uid WP_WATCHER until killed. */
+static pid_t spawn_holder(void)
+{
+	struct wl_creds user = wl_user(WP_WATCHER);
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		if (wl_drop_creds(&user))
+			_exit(WL_EXIT_NO_CREDS);
+		for (;;)
+			pause();
+	}
+	if (pid < 0)
+		wl_diag("fork: %s", strerror(errno));
+	return pid;
+}
+
+/* Kill and reap a holder; true if it was still holding when killed. */
+static bool kill_holder(pid_t pid)
+{
+	int status;
+
+	if (kill(pid, SIGKILL) || waitpid(pid, &status, 0) != pid)
+		return false;
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
+/*
+ * A complete policy goes in force when its writer closes the file, and
+ * no other holder of the file can put it in force later (12-07 review
+ * H2).  The writer writes "default none", a child inherits the file and
+ * drops to uid WP_WATCHER, the writer closes: the policy is "default
+ * none" at once.  Then "default strict" is loaded and the child is
+ * killed: the policy stays strict.  Under the old rule (the last close
+ * commits) the writer's close() said success and loaded nothing, and the
+ * child's exit loaded "default none" over strict, a silent fail-open.
+ * And the other order: a holder that exits while the writer still has
+ * the file open loads nothing; the writer's close does.
+ */
+static enum wl_result pending_policy_does_not_roll_back(void)
+{
+	int fd, e, r;
+	pid_t holder;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	r = wp_write_policy_str(other_policy);
+	WL_EXPECT(r == 0, "set the other policy: %s", strerror(-r));
+
+	fd = open(WP_POLICY, O_WRONLY);
+	WL_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	WL_EXPECT(!(e = write_errno(fd, "default none\nend\n", 17)), "write: %s", strerror(e));
+	holder = spawn_holder();
+	WL_EXPECT(holder > 0, "could not fork the holder");
+	e = close(fd) ? errno : 0;
+	WL_EXPECT(!e, "the writer's close: %s", strerror(e));
+	WL_EXPECT(policy_is(none_canon), "the writer's close did not put its policy in force");
+	r = wp_write_policy_str("default strict\nkernel_events deny\n");
+	WL_EXPECT(r == 0 && policy_is(strict_deny_canon), "load strict: %s", strerror(-r));
+	WL_EXPECT(kill_holder(holder), "the holder was not holding the file when killed");
+	WL_EXPECT(policy_is(strict_deny_canon),
+		  "the holder's exit rolled the policy back to the writer's older text");
+
+	fd = open(WP_POLICY, O_WRONLY);
+	WL_EXPECT(fd >= 0, "open: %s", strerror(errno));
+	WL_EXPECT(!(e = write_errno(fd, "default none\nend\n", 17)), "write: %s", strerror(e));
+	holder = spawn_holder();
+	WL_EXPECT(holder > 0 && kill_holder(holder), "could not fork and kill a holder");
+	WL_EXPECT(policy_is(strict_deny_canon), "a holder's exit put the writer's text in force");
+	e = close(fd) ? errno : 0;
+	WL_EXPECT(!e && policy_is(none_canon), "the writer's close after the holder's exit: %s",
+		  strerror(e));
+	return wp_restore_policy() ? WL_PASS : WL_FAIL;
+}
+
+/*
+ * A text begun before another load is stale: its writer's close() fails
+ * with ESTALE, the newer policy stays, and the kernel log says why.  The
+ * text began with its first write; a writer that opened the file before
+ * the other load but wrote after it is not stale.
+ */
+static enum wl_result stale_text_is_refused(void)
+{
+	int fd, early, e, r;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	r = wp_write_policy_str(other_policy);
+	WL_EXPECT(r == 0, "set the other policy: %s", strerror(-r));
+	fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	early = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	WL_EXPECT(fd >= 0 && early >= 0, "open: %s", strerror(errno));
+	WL_EXPECT(!(e = write_errno(fd, "default none\n", 13)), "write: %s", strerror(e));
+	r = wp_write_policy_str("default strict\nkernel_events deny\n");
+	WL_EXPECT(r == 0 && policy_is(strict_deny_canon), "load strict: %s", strerror(-r));
+	WL_EXPECT(!(e = write_errno(fd, "end\n", 4)), "the end line: %s", strerror(e));
+	e = close(fd) ? errno : 0;
+	WL_EXPECT(e == ESTALE, "closing a text begun before another load got %s, want ESTALE",
+		  e ? strerror(e) : "success");
+	WL_EXPECT(policy_is(strict_deny_canon), "a stale text replaced the newer policy");
+	WL_EXPECT(klog_has("watchpol: policy rejected: another policy was loaded after this text began"),
+		  "the kernel log does not say why the stale text was refused");
+	WL_EXPECT(!(e = write_errno(early, "default none\nend\n", 17)), "write: %s", strerror(e));
+	e = close(early) ? errno : 0;
+	WL_EXPECT(!e && policy_is(none_canon),
+		  "a text begun after the other load, on a file opened before it: %s",
+		  strerror(e));
+	return wp_restore_policy() ? WL_PASS : WL_FAIL;
+}
+
+/* Write a whole policy, drop CAP_MAC_ADMIN, close: the close's errno. */
+static int commit_without_cap_child(void *arg)
+{
+	int fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC), e;
+
+	(void)arg;
+	if (fd < 0 || write_errno(fd, "default none\nend\n", 17))
+		return 100;
+	if (drop_cap(33 /* CAP_MAC_ADMIN */))
+		return 101;
+	e = close(fd) ? errno : 0;
+	if (e != EPERM)
+		wl_diag("close without CAP_MAC_ADMIN got %s, want EPERM",
+			e ? strerror(e) : "success");
+	return e == EPERM ? 0 : 1;
+}
+
+/*
+ * CAP_MAC_ADMIN is checked against the credentials that commit, not only
+ * those that wrote: a writer that drops it before closing loads nothing.
+ */
+static enum wl_result commit_needs_cap_mac_admin(void)
+{
+	struct wl_creds root = wl_user(0);
+	int r;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	r = wp_write_policy_str(other_policy);
+	WL_EXPECT(r == 0, "set the other policy: %s", strerror(-r));
+	r = wl_run_as(&root, commit_without_cap_child, NULL);
+	WL_EXPECT(r == 0, "the writer without CAP_MAC_ADMIN at close (%d)", r);
+	WL_EXPECT(policy_is(other_canon), "a writer without CAP_MAC_ADMIN put its policy in force");
+	return wp_restore_policy() ? WL_PASS : WL_FAIL;
+}
+
 /* ---- key events between a watcher and a triggerer ---- */
 
 struct key_run {
@@ -1191,22 +1342,38 @@ static int meta_child(void *arg)
 	return 0;
 }
 
-static enum wl_result meta_records_always_pass(void)
+/*
+ * The removal record reaches the watcher under strict with kernel events
+ * denied, and never passes through the post hook: 6.12 posts it straight
+ * to the queue.  With a consumer attached every post the hook sees is
+ * evaluated, and a META one is counted in meta_passed, so the counter
+ * standing still says the hook was not asked (review L4: watchpol's META
+ * branches are a guard for a source that would post META through the
+ * hook, and KUnit covers them).  Red if the record is lost, and if a
+ * change routes removal records through the hook.
+ */
+static enum wl_result removal_record_bypasses_post_hook(void)
 {
 	struct wl_creds w = wl_user(WP_WATCHER);
+	long meta0, meta1;
+	char *log;
+	bool have_log;
 	int r;
 
-	/*
-	 * 6.12 posts the removal record straight to the queue, past the
-	 * hook; a source that posts META through the hook is counted in
-	 * meta_passed instead of being judged.
-	 */
 	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
 	r = wp_write_policy_str("default strict\nkernel_events deny\nenforce 1\n");
 	WL_EXPECT(r == 0, "write policy: %s", strerror(-r));
+	log = wp_drain_log();
+	have_log = log != NULL;
+	free(log);
+	meta0 = stat_value("meta_passed");
 	r = wl_run_as(&w, meta_child, NULL);
+	meta1 = stat_value("meta_passed");
+	wp_log_detach();
 	wp_restore_policy();
+	WL_EXPECT(have_log && meta0 >= 0 && meta1 >= 0, "no decision log or no meta_passed in stats");
 	WL_EXPECT(r == 0, "the removal record was not delivered");
+	WL_EXPECT(meta1 == meta0, "the post hook saw %ld META records", meta1 - meta0);
 	return WL_PASS;
 }
 
@@ -1610,13 +1777,16 @@ static const struct wl_test watchpol_tests[] = {
 	{ "stats_label_part", stats_label_part },
 	{ "kernel_events_govern_kworker_posts", kernel_events_govern_kworker_posts },
 	{ "writes_need_cap_mac_admin", writes_need_cap_mac_admin },
+	{ "pending_policy_does_not_roll_back", pending_policy_does_not_roll_back },
+	{ "stale_text_is_refused", stale_text_is_refused },
+	{ "commit_needs_cap_mac_admin", commit_needs_cap_mac_admin },
 	{ "stats_checked_at_read", stats_checked_at_read },
 	{ "strict_counts_and_logs_denials", strict_counts_and_logs_denials },
 	{ "enforce0_delivers_and_logs_would_deny", enforce0_delivers_and_logs_would_deny },
 	{ "per_type_model_applies", per_type_model_applies },
 	{ "post_hook_follows_policy_without_consumer",
 	  post_hook_follows_policy_without_consumer },
-	{ "meta_records_always_pass", meta_records_always_pass },
+	{ "removal_record_bypasses_post_hook", removal_record_bypasses_post_hook },
 };
 
 WL_SUITE_IF(suite_watchpol, watchpol_tests, wl_have_watchpol, "no watchpol in this kernel");
