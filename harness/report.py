@@ -607,17 +607,20 @@ def model_mechanisms(path):
 # blocked cells stop where the kernel or the LSM's own check does, as the
 # native columns' do.
 MAINLINE = model_mechanisms(TOP / "policy/watchpol/models")
-# suite_scenarios_noconsumer's column: strict with nobody reading watchpol's
-# log (its no-consumer post path); its cells must equal strict's, and it is
-# left out of matrix.md, whose columns are the models.
-NOCONSUMER = "strict-noconsumer"
+# suite_scenarios_noconsumer's columns: each model watchpol decides, with
+# nobody reading watchpol's log (its no-consumer post path); MODEL-noconsumer
+# must equal MODEL, and they are left out of matrix.md, whose columns are the
+# models.
+NOCONSUMER_SUFFIX = "-noconsumer"
+NOCONSUMER_COLUMNS = {m + NOCONSUMER_SUFFIX: m for m in MODEL_ORDER if m not in MAINLINE}
+NOCONSUMER = "strict" + NOCONSUMER_SUFFIX
 # suite_scenarios_smackemu_shadow's column: smackemu's verdicts logged, not
 # enforced, so Smack alone decides; each cell pairs the two decisions
 # (shadow=watchpol:V,smack:V), which must be equal.  Its outcomes are
 # Smack's own, so it must equal smack/none; left out of matrix.md too.
 SHADOW = "smackemu-shadow"
 # Columns that repeat a model's rows for a check of their own.
-CHECK_COLUMNS = (NOCONSUMER, SHADOW)
+CHECK_COLUMNS = tuple(NOCONSUMER_COLUMNS) + (SHADOW,)
 # suite_properties's column: the rows that state a kernel property ("property"
 # in the scenario file), once per boot under closed; matrix.md shows them
 # in a table of their own, one column per profile.
@@ -652,7 +655,7 @@ def matrix_markdown(cells):
     """Rows where the configurations differ first, then those alike in every
     column; each row links to its scenario's file and line (C-suite rows have
     none).  matrix.json keeps every cell with its evidence."""
-    quiet = [c for c in cells if c["model"] == NOCONSUMER]
+    quiet = [c for c in cells if c["model"] in NOCONSUMER_COLUMNS]
     shadow = [c for c in cells if c["model"] == SHADOW]
     props = [c for c in cells if c["model"] == PROPERTY]
     cells = [c for c in cells if c["model"] not in CHECK_COLUMNS + (PROPERTY,)]
@@ -753,9 +756,9 @@ def matrix_markdown(cells):
                    "the runner failed the row for that reason (its diagnostics in ktap.txt "
                    "say more); it fails `make test` like the marks above.\n")
     if quiet:
-        legend += (f"\n{len(quiet)} cells ran again under strict with nobody reading "
-                   "watchpol's decision log (its no-consumer path; "
-                   f"`{NOCONSUMER}` in matrix.json), and must equal strict's.\n")
+        legend += (f"\n{len(quiet)} cells ran again under each model watchpol decides with "
+                   "nobody reading watchpol's decision log (its no-consumer path; "
+                   f"`MODEL{NOCONSUMER_SUFFIX}` in matrix.json), and must equal the model's.\n")
     if props:
         legend += (f"\nThe kernel properties are rows the kernel decides before any LSM hook "
                    "runs: no model or LSM can change them, so each runs once per boot, "
@@ -1235,7 +1238,7 @@ def main():
 
     if manifests and not shard:
         boots.append(source_checks(manifests, boots, set(os.environ.get("SUITES", "").split())))
-    likes = dict(MODEL_LIKE, **{NOCONSUMER: "strict", SHADOW: "none"})
+    likes = dict(MODEL_LIKE, **NOCONSUMER_COLUMNS, **{SHADOW: "none"})
     if any(c["model"] in likes for c in cells):
         emulation = emulation_checks(cells, {m: like for m, like in likes.items()
                                              if any(c["model"] == m for c in cells)})

@@ -221,7 +221,8 @@ void watchpol_consumer_put(void)
 }
 
 /* The uids of a subject. */
-static void subj_uids(const struct cred *c, struct watchpol_subj *s)
+static __always_inline void subj_uids(const struct cred *c,
+				      struct watchpol_subj *s)
 {
 	s->kernel = false;
 	s->uid = c->uid;
@@ -531,6 +532,70 @@ static bool t_has_cap_kill(const struct cred *t_cred, const struct cred *w_cred)
 }
 
 /*
+ * The two front ends of the post verdict, post_decide() and the fast
+ * path post_allowed(), fill its facts with the same two helpers and ask
+ * the same watchpol_post_check(); they differ only in where a secid and
+ * T's CAP_KILL come from (asked, or kept in the cred), so the fast path
+ * can only answer less often, never otherwise.
+ */
+
+/* W: the watch's setter, or its queue's creator ("w_creds <type> creator"). */
+static __always_inline const struct cred *
+post_w_cred(const struct watchpol_policy *p, const struct watch *watch,
+	    int type)
+{
+	return watchpol_w_is_creator(p, type) ? watch_queue_cred(watch) :
+						watch->cred;
+}
+
+/*
+ * T and W as the verdict sees them.  The core passes &init_cred for the
+ * kernel (watch_cred_is_kernel()), judged by its own label, as Smack does.
+ */
+static __always_inline void post_subjects(const struct cred *t_cred,
+					  const struct cred *w_cred,
+					  u32 t_sid, u32 w_sid,
+					  struct watchpol_subj *t,
+					  struct watchpol_subj *w)
+{
+	subj_uids(w_cred, w);
+	w->sid = w_sid;
+	subj_uids(t_cred, t);
+	t->kernel = t_cred == &init_cred;
+	t->sid = t_sid;
+}
+
+/*
+ * Every model's verdict on a post, in full: the secids and T's CAP_KILL are
+ * asked (and kept in the creds) when not known yet.  Fills T and W for the
+ * decision record, and the WATCHPOL_DEC_W_* flags that apply.
+ */
+static __always_inline u8 post_denials(const struct watchpol_policy *p,
+				       const struct watch *watch,
+				       const struct cred *cred, int type,
+				       struct watchpol_subj *t,
+				       struct watchpol_subj *w, u8 *flags)
+{
+	struct watchpol_post_facts f = { .t = t, .w = w };
+	enum watchpol_post_verdict v;
+	const struct cred *w_cred;
+
+	w_cred = post_w_cred(p, watch, type);
+	if (watchpol_w_is_creator(p, type))
+		*flags |= WATCHPOL_DEC_W_CREATOR;
+	if (p->recheck && !watch_may_observe(watch, w_cred)) {
+		f.w_blind = true;
+		*flags |= WATCHPOL_DEC_W_BLIND;
+	}
+	post_subjects(cred, w_cred, cred_sid(cred), cred_sid(w_cred), t, w);
+	v = watchpol_post_check(p, &f);
+	if (v == WATCHPOL_POST_NEED_CAP)
+		v = t_has_cap_kill(cred, w_cred) ? WATCHPOL_POST_OK :
+						   WATCHPOL_POST_DENY;
+	return watchpol_post_mask(v) | watchpol_recheck_mask(p, &f);
+}
+
+/*
  * The full evaluation of a post: every model's verdict, counted and logged
  * when a consumer is attached or the model in force denies.  Out of line:
  * the hook calls it only when post_allowed() cannot answer alone.
@@ -540,11 +605,8 @@ static noinline int post_decide(const struct watch *watch,
 				struct watch_notification *n)
 {
 	struct watchpol_subj w, t;
-	struct watchpol_post_facts f = { .t = &t, .w = &w };
 	struct watchpol_decision d;
 	const struct watchpol_policy *p;
-	const struct cred *w_cred;
-	enum watchpol_post_verdict v;
 	bool shadow, enforce;
 	u8 model, denials, flags = 0;
 	int type;
@@ -569,33 +631,7 @@ static noinline int post_decide(const struct watch *watch,
 		rcu_read_unlock();
 		return 0;
 	}
-	/* W: the watch's setter, or its queue's creator (w_creds). */
-	w_cred = watch->cred;
-	if (watchpol_w_is_creator(p, type)) {
-		w_cred = watch_queue_cred(watch);
-		flags |= WATCHPOL_DEC_W_CREATOR;
-	}
-	if (p->recheck && !watch_may_observe(watch, w_cred)) {
-		f.w_blind = true;
-		flags |= WATCHPOL_DEC_W_BLIND;
-	}
-	subj_uids(w_cred, &w);
-	w.sid = cred_sid(w_cred);
-	/* The core passes &init_cred for the kernel: watch_cred_is_kernel(). */
-	if (cred == &init_cred) {
-		/* The kernel is judged by its own label, as Smack does. */
-		subj_uids(&init_cred, &t);
-		t.kernel = true;
-		t.sid = cred_sid(&init_cred);
-	} else {
-		subj_uids(cred, &t);
-		t.sid = cred_sid(cred);
-	}
-	v = watchpol_post_check(p, &f);
-	if (v == WATCHPOL_POST_NEED_CAP)
-		v = t_has_cap_kill(cred, w_cred) ? WATCHPOL_POST_OK :
-						   WATCHPOL_POST_DENY;
-	denials = watchpol_post_mask(v) | watchpol_recheck_mask(p, &f);
+	denials = post_denials(p, watch, cred, type, &t, &w, &flags);
 	enforce = p->enforce;
 	rcu_read_unlock();
 
@@ -615,17 +651,6 @@ static noinline int post_decide(const struct watch *watch,
 	return finish(&d, &w, enforce);
 }
 
-/*
- * The uid part of kill_ok_by_cred(), on the creds themselves: T's uid or
- * euid equals W's uid or suid (watchpol_dac_uid_ok() on copies).
- */
-static __always_inline bool cred_uid_ok(const struct cred *t,
-					const struct cred *w)
-{
-	return uid_eq(t->euid, w->suid) || uid_eq(t->euid, w->uid) ||
-	       uid_eq(t->uid, w->suid) || uid_eq(t->uid, w->uid);
-}
-
 /* t_has_cap_kill() kept a yes for T in W's user namespace. */
 static __always_inline bool t_cap_kill_kept(const struct cred *t_cred,
 					    const struct cred *w_cred)
@@ -638,37 +663,66 @@ static __always_inline bool t_cap_kill_kept(const struct cred *t_cred,
  * Does the model in force let this post through with nothing to record?
  * The common answer, found on the creds without building a decision and
  * without calling out: the model does not check posts, or
- * watchpol_post_check() passes on what is cached (the labels' secids, then
- * the uids, then T's kept CAP_KILL).  false means "evaluate in full"
- * (post_decide()): a denial, the re-check (which calls into the object's
- * source), and a secid or CAP_KILL answer not read yet, which
- * post_decide() reads and keeps for the next post.  So this never allows
- * what post_decide() would not.  Under RCU.
+ * watchpol_post_check() passes on the facts post_decide() would give it,
+ * filled from what the creds keep (the secids, then T's CAP_KILL).  false
+ * means "evaluate in full" (post_decide()): a denial, the re-check (which
+ * calls into the object's source), and a secid or CAP_KILL answer not
+ * read yet, which post_decide() reads and keeps for the next post.  Under
+ * RCU.
  */
 static __always_inline bool post_allowed(const struct watchpol_policy *p,
 					 const struct watch *watch,
 					 const struct cred *cred, int type)
 {
+	struct watchpol_subj w, t;
+	struct watchpol_post_facts f = { .t = &t, .w = &w };
+	enum watchpol_post_verdict v;
 	const struct cred *w_cred;
-	u32 tsid, wsid;
+	u32 t_sid = 0, w_sid = 0;
 
 	if (!watchpol_model_posts(p, watchpol_model_for(p, type)))
 		return true;
 	if (p->recheck)
 		return false;
-	w_cred = watchpol_w_is_creator(p, type) ? watch_queue_cred(watch) :
-						  watch->cred;
+	w_cred = post_w_cred(p, watch, type);
 	if (p->post_label &&
-	    (!cred_sid_known(cred, &tsid) || !cred_sid_known(w_cred, &wsid) ||
-	     !watchpol_rule_ok(&p->post, watchpol_sid(p, tsid),
-			       watchpol_sid(p, wsid))))
+	    (!cred_sid_known(cred, &t_sid) || !cred_sid_known(w_cred, &w_sid)))
 		return false;
-	if (!p->post_dac)
-		return true;
-	if (cred == &init_cred)
-		return p->kernel_events;
-	return cred_uid_ok(cred, w_cred) || t_cap_kill_kept(cred, w_cred);
+	post_subjects(cred, w_cred, t_sid, w_sid, &t, &w);
+	v = watchpol_post_check(p, &f);
+	return v == WATCHPOL_POST_OK ||
+	       (v == WATCHPOL_POST_NEED_CAP && t_cap_kill_kept(cred, w_cred));
 }
+
+#if IS_ENABLED(CONFIG_SECURITY_WATCHPOL_KUNIT_TEST)
+/* The post verdict's two front ends and the creds' kept facts, for KUnit. */
+bool watchpol_test_post_fast(const struct watchpol_policy *p,
+			     const struct watch *watch,
+			     const struct cred *cred, int type)
+{
+	return post_allowed(p, watch, cred, type);
+}
+
+u8 watchpol_test_post_full(const struct watchpol_policy *p,
+			   const struct watch *watch, const struct cred *cred,
+			   int type)
+{
+	struct watchpol_subj t, w;
+	u8 flags = 0;
+
+	return post_denials(p, watch, cred, type, &t, &w, &flags);
+}
+
+void watchpol_test_cred_sid(struct cred *cred, u32 sid)
+{
+	WRITE_ONCE(watchpol_cred(cred)->sid, WATCHPOL_CRED_SID | sid);
+}
+
+bool watchpol_test_cap_kill_kept(void)
+{
+	return watchpol_cap_cacheable;
+}
+#endif
 
 /**
  * watchpol_post_notification - rule on delivering one notification

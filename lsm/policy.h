@@ -295,7 +295,7 @@ enum watchpol_post_verdict {
  * Return: OK, DENY, or NEED_CAP when the uids differ, the rest passes
  * and @f->t_cap_kill is false (the verdict is then T's CAP_KILL).
  */
-static inline enum watchpol_post_verdict
+static __always_inline enum watchpol_post_verdict
 watchpol_post_check(const struct watchpol_policy *p,
 		    const struct watchpol_post_facts *f)
 {

@@ -8,11 +8,14 @@
  */
 
 #include <kunit/test.h>
+#include <linux/cred.h>
+#include <linux/init_task.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <uapi/linux/lsm.h>
+#include <linux/watch_queue.h>
 #include <uapi/linux/watch_queue.h>
 
 #include "eval.h"
@@ -21,6 +24,7 @@
 #include "log.h"
 #include "policy.h"
 #include "policy_parser.h"
+#include "watchpol.h"
 
 static int fake_resolve(const char *label, u32 *secid)
 {
@@ -553,6 +557,115 @@ static void watchpol_test_post(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, watchpol_post_denials(p, c->wtype, &f),
 			c->denials);
 	watchpol_policy_free(p);
+}
+
+/*
+ * The post verdict's two front ends on the same inputs (12-07 review M1):
+ * every row of post_cases that a cred can carry (not META, which passes
+ * before either, nor a labelled kernel, whose label is init_cred's), with
+ * the model in force checking posts.  The full evaluation gives the row's
+ * denials; the fast path, once the full one has kept the creds' facts,
+ * allows exactly what the full one allows for the model in force (only a
+ * subset while CAP_KILL answers cannot be kept).  Each row runs twice:
+ * with W the watch's setter, and with "w_creds <type> creator", where the
+ * setter is T and the queue's creator is W (queue-passed-to-setter): a
+ * fast path that took the setter there would let T's posts through.
+ */
+static bool post_front_end_case(const struct post_case *c)
+{
+	return c->wtype != WATCH_TYPE_META && !(c->t.kernel && c->t.sid);
+}
+
+static const void *post_front_end_gen_params(const void *prev, char *desc)
+{
+	const struct post_case *c = prev ? (const struct post_case *)prev + 1 :
+					   post_cases;
+
+	for (; c < post_cases + ARRAY_SIZE(post_cases); c++) {
+		if (post_front_end_case(c)) {
+			post_desc(c, desc);
+			return c;
+		}
+	}
+	return NULL;
+}
+
+/* A cred with @s's uids and secid (kept, as cred_sid() keeps it). */
+static struct cred *post_test_cred(struct kunit *test,
+				   const struct watchpol_subj *s, bool cap_kill)
+{
+	struct cred *cred;
+
+	if (s->kernel)
+		return (struct cred *)&init_cred;
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	cred->uid = s->uid;
+	cred->euid = s->euid;
+	cred->suid = s->suid;
+	cred->fsuid = s->euid;
+	cred->cap_effective = cap_kill ? CAP_FULL_SET : CAP_EMPTY_SET;
+	watchpol_test_cred_sid(cred, s->sid);
+	return cred;
+}
+
+static void post_test_put(struct cred *cred)
+{
+	if (cred != &init_cred)
+		put_cred(cred);
+}
+
+static void post_front_ends_agree(struct kunit *test,
+				  const struct post_case *c, bool creator)
+{
+	int type = watchpol_record_type(c->wtype);
+	struct cred *t_cred = post_test_cred(test, &c->t, c->cap_kill);
+	struct cred *w_cred = post_test_cred(test, &c->w, false);
+	struct watch_queue *wqueue = kunit_kzalloc(test, sizeof(*wqueue),
+						   GFP_KERNEL);
+	struct watch *watch = kunit_kzalloc(test, sizeof(*watch), GFP_KERNEL);
+	struct watchpol_policy *p;
+	bool fast, allowed;
+	char *text;
+	u8 full;
+
+	KUNIT_ASSERT_NOT_NULL(test, wqueue);
+	KUNIT_ASSERT_NOT_NULL(test, watch);
+	text = kasprintf(GFP_KERNEL, "default strict\n%s\n%s%s%s", c->policy,
+			 creator ? "w_creds " : "",
+			 creator ? watchpol_type_names[type] : "",
+			 creator ? " creator\n" : "");
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	p = parse_ok(test, text);
+	kfree(text);
+	/* creator: T set the watch on a queue W created and passed it. */
+	wqueue->cred = w_cred;
+	RCU_INIT_POINTER(watch->queue, wqueue);
+	watch->cred = creator ? t_cred : w_cred;
+
+	full = watchpol_test_post_full(p, watch, t_cred, type);
+	KUNIT_EXPECT_EQ_MSG(test, full, c->denials, "%s", creator ? "creator" :
+								"setter");
+	allowed = !(full & WATCHPOL_DENY(watchpol_model_for(p, type)));
+	fast = watchpol_test_post_fast(p, watch, t_cred, type);
+	KUNIT_EXPECT_TRUE_MSG(test, !fast || allowed,
+			      "the fast path allowed what the full one denies (%s)",
+			      creator ? "creator" : "setter");
+	if (watchpol_test_cap_kill_kept())
+		KUNIT_EXPECT_EQ_MSG(test, fast, allowed,
+				    "the front ends disagree with every fact kept (%s)",
+				    creator ? "creator" : "setter");
+	watchpol_policy_free(p);
+	post_test_put(t_cred);
+	post_test_put(w_cred);
+}
+
+static void watchpol_test_post_front_ends(struct kunit *test)
+{
+	const struct post_case *c = test->param_value;
+
+	post_front_ends_agree(test, c, false);
+	post_front_ends_agree(test, c, true);
 }
 
 /* Secids 7 and 9 are aliases of 3 (one context, three secids), 5 of 4. */
@@ -1132,6 +1245,8 @@ static struct kunit_case watchpol_test_cases[] = {
 	KUNIT_CASE(watchpol_test_posts),
 	KUNIT_CASE(watchpol_test_models),
 	KUNIT_CASE_PARAM(watchpol_test_post, post_gen_params),
+	KUNIT_CASE_PARAM(watchpol_test_post_front_ends,
+			 post_front_end_gen_params),
 	KUNIT_CASE_PARAM(watchpol_test_watch, watch_gen_params),
 	KUNIT_CASE(watchpol_test_per_type),
 	KUNIT_CASE(watchpol_test_recheck),

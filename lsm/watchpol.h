@@ -38,4 +38,17 @@ DECLARE_STATIC_KEY_FALSE(watchpol_consumed);
 void watchpol_consumer_get(void);
 void watchpol_consumer_put(void);
 
+#if IS_ENABLED(CONFIG_SECURITY_WATCHPOL_KUNIT_TEST)
+struct cred;
+struct watch;
+bool watchpol_test_post_fast(const struct watchpol_policy *p,
+			     const struct watch *watch,
+			     const struct cred *cred, int type);
+u8 watchpol_test_post_full(const struct watchpol_policy *p,
+			   const struct watch *watch, const struct cred *cred,
+			   int type);
+void watchpol_test_cred_sid(struct cred *cred, u32 sid);
+bool watchpol_test_cap_kill_kept(void);
+#endif
+
 #endif /* _SECURITY_WATCHPOL_WATCHPOL_H */

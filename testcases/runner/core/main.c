@@ -25,6 +25,7 @@
 
 static const char *const models[] = { WL_MODELS };
 static const char *const model_profiles[] = { WL_MODEL_PROFILES };
+static const char *const model_mechanism[] = { WL_MODEL_MECHANISM };
 
 static size_t ntests_of(const struct wl_suite *s)
 {
@@ -263,7 +264,7 @@ static size_t variants_of(const struct wl_suite *s, struct wl_variant *v)
 		if (!wl_have_watchpol())
 			return 1;
 		for (size_t m = 0; m < WL_ARRAY_SIZE(models); m++) {
-			if (!model_runs(m))
+			if (!model_runs(m) || (s->watchpol_models_only && model_mechanism[m][0]))
 				continue;
 			snprintf(v[n].suffix, sizeof(v[n].suffix), "@%s", models[m]);
 			v[n++].model = models[m];

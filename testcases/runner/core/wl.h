@@ -79,6 +79,8 @@ struct wl_suite {
 	const struct wl_dynamic *dynamic;
 	/* Runs in a bring-your-own-LSM boot (wl_byo_lsm()); no other suite does. */
 	bool byo;
+	/* WL_AXIS_MODEL: only the models watchpol decides, not mainline's mechanisms. */
+	bool watchpol_models_only;
 	/*
 	 * How many of its tests may return WL_SKIP in one run of the suite (in
 	 * each variant): printed as the KTAP attribute "# skip_budget: N" in
