@@ -473,6 +473,56 @@ static enum wl_result propagation_records(void)
 	return WL_PASS;
 }
 
+/*
+ * MOVE_MOUNT_SET_GROUP puts a private mount in another's peer group: a
+ * propagation change, reported as mount(2) and mount_setattr() report one
+ * (SETATTR on the mount, its counter moved).  Until 0035 it posted and
+ * counted nothing (12-07 review L1), and a watcher that kept mountinfo's
+ * "shared:" field went stale.
+ */
+static enum wl_result set_group_records(void)
+{
+	struct wl_mount_counts c0, c1;
+	unsigned long long b_uniq;
+	unsigned int b_id;
+	int fd;
+
+	WL_EXPECT(wl_tmpfs(BASE "/a", NULL) == 0, "mount %s/a", BASE);
+	WL_EXPECT(mount(NULL, BASE "/a", NULL, MS_SHARED, NULL) == 0,
+		  "mount(MS_SHARED): %s", strerror(errno));
+	WL_EXPECT(wl_mkdir(BASE "/b") == 0, "mkdir %s/b", BASE);
+	WL_EXPECT(mount(BASE "/a", BASE "/b", NULL, MS_BIND, NULL) == 0,
+		  "bind a on b: %s", strerror(errno));
+	WL_EXPECT(mount(NULL, BASE "/b", NULL, MS_PRIVATE, NULL) == 0,
+		  "mount(MS_PRIVATE) b: %s", strerror(errno));
+	b_id = wl_mnt_id(BASE "/b", false);
+	b_uniq = wl_mnt_id(BASE "/b", true);
+	WL_EXPECT(b_id && b_uniq, "mount IDs");
+	fd = wl_vfs_queue_open(16);
+	WL_EXPECT(fd >= 0, "notification pipe");
+	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE "/b", 0, fd, 5) == 0,
+		  "watch_mount(%s/b): %s", BASE, strerror(errno));
+	WL_EXPECT(wl_mount_counts(b_uniq, &c0) == 0, "statmount counters: %s",
+		  strerror(errno));
+	WL_EXPECT(syscall(SYS_move_mount, AT_FDCWD, BASE "/a", AT_FDCWD, BASE "/b",
+			  MOVE_MOUNT_SET_GROUP) == 0,
+		  "move_mount(MOVE_MOUNT_SET_GROUP): %s", strerror(errno));
+	struct mnt_ev ev = {
+		.subtype = NOTIFY_MOUNT_SETATTR, .watch_id = 5,
+		.noflags = NOTIFY_MOUNT_IN_SUBTREE | NOTIFY_MOUNT_IS_RECURSIVE,
+		.triggered_on = b_id, .changed = b_id,
+	};
+	WL_EXPECT(expect_mnt(fd, "MOVE_MOUNT_SET_GROUP", &ev) == 0, "SETATTR for b");
+	WL_EXPECT(expect_nothing(fd, "MOVE_MOUNT_SET_GROUP") == 0, "no further records");
+	WL_EXPECT(wl_mount_counts(b_uniq, &c1) == 0, "statmount counters: %s",
+		  strerror(errno));
+	WL_EXPECT(c1.mnt_count - c0.mnt_count == 1,
+		  "MOVE_MOUNT_SET_GROUP moved b's counter by %llu, want 1",
+		  (unsigned long long)(c1.mnt_count - c0.mnt_count));
+	wl_wq_close(fd);
+	return WL_PASS;
+}
+
 /* umount2(MNT_EXPIRE) twice: the second unmounts and reports EXPIRY. */
 static enum wl_result expiry_event(void)
 {
@@ -800,6 +850,7 @@ static const struct wl_test tests[] = {
 	{ "move_events", move_events },
 	{ "pivot_root_moves", pivot_root_moves },
 	{ "propagation_records", propagation_records },
+	{ "set_group_records", set_group_records },
 	{ "expiry_event", expiry_event },
 	{ "subtree_selection", subtree_selection },
 	{ "subtype_filter", subtype_filter },

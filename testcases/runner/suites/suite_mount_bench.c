@@ -45,6 +45,19 @@
  * always finds namespace_sem free: its figure would say nothing, and the
  * line gives the call's instructions only, as mount_lock_hold does.
  *
+ * writer_wait_fanout is the 12-07 review's H1: the fan-out of one change,
+ * not of a few.  FANOUT_W queues watch the root of a tmpfs holding
+ * FANOUT_SUBS submounts, and a recursive mount_setattr() of an attribute
+ * (namespace_sem for reading, and mount_notes_mutex, which every remount
+ * and mount_setattr() in the system takes) collects FANOUT_SUBS + 1 notes,
+ * each for every watch: (FANOUT_SUBS + 1) * FANOUT_W deliveries unless the
+ * kernel bounds them (MOUNT_POSTS_MAX, 0035).  A child in a mount
+ * namespace of its own (CPU 1) mounts and unmounts a tmpfs in a loop, each
+ * mount() needing namespace_sem for writing: the longest of its calls that
+ * overlapped a round is what another namespace's mount() waits.  The floor
+ * is its longest call in as long a window with no change.  Wall clock only:
+ * under icount the two vCPUs run in turn and the child cannot overlap.
+ *
  * It needs two CPUs (the lab boots give it two; with one the stall is not
  * measured).  It runs only when named (`make bench` does): a benchmark has
  * no place in `make test`'s time.
@@ -61,10 +74,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <x86intrin.h>
 /* glibc's <fcntl.h> already defines what <linux/fcntl.h> would redefine. */
@@ -535,9 +550,187 @@ static enum wl_result namespace_sem_hold(void)
 	return WL_PASS;
 }
 
+#define FANOUT_DIR "/tmp/wlfanout"
+#define FANOUT_W 1000
+#define FANOUT_ROUNDS 4
+
+/* The mount()ing child's figures, in shared memory: TSC ticks. */
+struct fanout_writer {
+	atomic_int stop;
+	atomic_uint window;		/* 1 + round while one is open, else 0 */
+	atomic_ullong worst[2 * FANOUT_ROUNDS + 1];
+	atomic_uint calls;
+	int err;
+};
+
+/* In a mount namespace of its own, mount and unmount a tmpfs until told to stop. */
+static int fanout_mounter(struct fanout_writer *fw)
+{
+	static const char dir[] = "/tmp/wlfanout-writer";
+
+	pin(1);
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    (mkdir(dir, 0700) && errno != EEXIST)) {
+		fw->err = errno;
+		return 1;
+	}
+	while (!atomic_load(&fw->stop)) {
+		unsigned int r0 = atomic_load(&fw->window), r1;
+		uint64_t t0 = __rdtsc(), d;
+
+		if (mount("wlw", dir, "tmpfs", 0, NULL) || umount2(dir, 0)) {
+			fw->err = errno;
+			return 1;
+		}
+		d = __rdtsc() - t0;
+		r1 = atomic_load(&fw->window);
+		if (r0 || r1) {
+			unsigned int r = r1 ? r1 : r0;
+			unsigned long long old = atomic_load(&fw->worst[r]);
+
+			while (d > old && !atomic_compare_exchange_weak(&fw->worst[r], &old, d))
+				;
+		}
+		atomic_fetch_add(&fw->calls, 1);
+	}
+	return 0;
+}
+
+/* FANOUT_DIR with @subs submounts, watched by FANOUT_W queues in q. */
+static int fanout_setup(int *q, unsigned int subs)
+{
+	char path[64];
+
+	umount2(FANOUT_DIR, MNT_DETACH);
+	if (wl_tmpfs(FANOUT_DIR, NULL))
+		return -1;
+	for (unsigned int i = 0; i < subs; i++) {
+		snprintf(path, sizeof(path), FANOUT_DIR "/s%u", i);
+		if (wl_tmpfs_here(path, NULL))
+			return -1;
+	}
+	for (unsigned int i = 0; i < FANOUT_W; i++) {
+		q[i] = open_queue();
+		if (q[i] < 0)
+			return -1;
+		if (wl_watch_mount(AT_FDCWD, FANOUT_DIR, 0, q[i], 0)) {
+			wl_diag("watch_mount(%s) #%u: %s", FANOUT_DIR, i, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The rounds: a floor window as long as the last change, then a change
+ * with the window open.  Each call's TSC ticks in call[].
+ */
+static int fanout_rounds(struct fanout_writer *fw, const int *q, unsigned int n,
+			 uint64_t *call)
+{
+	for (unsigned int r = 0; r < n; r++) {
+		struct mount_attr attr = { 0 };
+		uint64_t t0;
+
+		atomic_store(&fw->window, 2 * r + 1);
+		t0 = __rdtsc();
+		while (__rdtsc() - t0 < (r ? call[r - 1] : 100000000ULL))
+			;
+		if (r & 1)
+			attr.attr_clr = MOUNT_ATTR_NOSUID;
+		else
+			attr.attr_set = MOUNT_ATTR_NOSUID;
+		atomic_store(&fw->window, 2 * r + 2);
+		t0 = __rdtsc();
+		if (syscall(SYS_mount_setattr, AT_FDCWD, FANOUT_DIR, AT_RECURSIVE, &attr,
+			    sizeof(attr))) {
+			wl_diag("mount_setattr(%s, AT_RECURSIVE): %s", FANOUT_DIR, strerror(errno));
+			atomic_store(&fw->window, 0);
+			return -1;
+		}
+		call[r] = __rdtsc() - t0;
+		/* Let a mount() that started inside the call finish and count. */
+		usleep(20000);
+		atomic_store(&fw->window, 0);
+		drain(q, FANOUT_W);
+	}
+	return 0;
+}
+
+static void fanout_report(struct fanout_writer *fw, uint64_t *call, unsigned int n,
+			  unsigned int subs, double us)
+{
+	uint64_t wait[FANOUT_ROUNDS], floor[FANOUT_ROUNDS];
+
+	for (unsigned int r = 0; r < n; r++) {
+		floor[r] = atomic_load(&fw->worst[2 * r + 1]);
+		wait[r] = atomic_load(&fw->worst[2 * r + 2]);
+	}
+	qsort(call, n, sizeof(call[0]), cmp_u64);
+	qsort(wait, n, sizeof(wait[0]), cmp_u64);
+	qsort(floor, n, sizeof(floor[0]), cmp_u64);
+	wl_diag("BENCH fanout_writer_wait watches=%u mounts=%u deliveries=%u rounds=%u clock=wall writer_wait_max_us=%.0f writer_wait_median_us=%.0f floor_max_us=%.0f setattr_median_us=%.0f setattr_max_us=%.0f writer_calls=%u",
+		FANOUT_W, subs + 1, (subs + 1) * FANOUT_W, n, pct(wait, n, 100, us),
+		pct(wait, n, 50, us), pct(floor, n, 100, us), pct(call, n, 50, us),
+		pct(call, n, 100, us), atomic_load(&fw->calls));
+}
+
+static enum wl_result writer_wait_fanout(void)
+{
+	unsigned int subs = wl_debug_kernel() ? 200 : 2000;
+	unsigned int n = wl_debug_kernel() ? 2 : FANOUT_ROUNDS;
+	struct rlimit rl = { FANOUT_W + 256, FANOUT_W + 256 };
+	uint64_t call[FANOUT_ROUNDS], ns0, tsc0;
+	static int q[FANOUT_W];
+	struct fanout_writer *fw;
+	int ret = -1, status;
+	pid_t pid;
+	double us;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || clock_is_icount()) {
+		wl_diag("BENCH fanout_writer_wait n/a: %s",
+			clock_is_icount() ? "icount runs the vCPUs in turn" : "one CPU");
+		return WL_PASS;
+	}
+	for (unsigned int i = 0; i < FANOUT_W; i++)
+		q[i] = -1;
+	fw = mmap(NULL, sizeof(*fw), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	WL_EXPECT(fw != MAP_FAILED, "mmap: %s", strerror(errno));
+	WL_EXPECT(!setrlimit(RLIMIT_NOFILE, &rl), "setrlimit(NOFILE): %s", strerror(errno));
+	if (fanout_setup(q, subs))
+		goto out;
+	pin(0);
+	ns0 = wl_now_ns();
+	tsc0 = __rdtsc();
+	pid = fork();
+	if (pid == 0)
+		_exit(fanout_mounter(fw));
+	if (pid > 0) {
+		ret = fanout_rounds(fw, q, n, call);
+		atomic_store(&fw->stop, 1);
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			wl_diag("the mounting child: %s", strerror(fw->err));
+			ret = -1;
+		}
+	}
+	us = (double)(wl_now_ns() - ns0) / 1e3 / (double)(__rdtsc() - tsc0);
+	if (!ret)
+		fanout_report(fw, call, n, subs, us);
+out:
+	for (unsigned int i = 0; i < FANOUT_W; i++)
+		if (q[i] >= 0)
+			close(q[i]);
+	umount2(FANOUT_DIR, MNT_DETACH);
+	munmap(fw, sizeof(*fw));
+	WL_EXPECT(ret == 0, "the benchmark failed (above)");
+	return WL_PASS;
+}
+
 static const struct wl_test tests[] = {
 	{ "mount_lock_hold", mount_lock_hold },
 	{ "namespace_sem_hold", namespace_sem_hold },
+	{ "writer_wait_fanout", writer_wait_fanout },
 };
 
 /* Only when named: `make bench` boots with watchlab.suites=suite_mount_bench. */

@@ -18,6 +18,17 @@
  * mount above the chain that some earlier test watched takes no share.)  A kernel that posts the notes it cannot keep, or
  * keeps them all, or drops them silently, fails.
  *
+ * posts_past_budget_flag_loss: notes bound the records a change holds, not
+ * their deliveries (12-07 review H1).  BUDGET_QUEUES queues watch one
+ * mount, and a recursive mount_setattr() over it and its BUDGET_SUBS
+ * submounts collects BUDGET_SUBS + 1 notes, each for all the queues: more
+ * than the POSTS_MAX watches the kernel examines in posting one lock hold's
+ * notes.  Exactly POSTS_MAX SETATTR records must arrive in all, each queue
+ * getting its share in order (POSTS_MAX / BUDGET_QUEUES, or one more), and
+ * then every queue a loss flag.  A kernel that posts every delivery gives
+ * (BUDGET_SUBS + 1) * BUDGET_QUEUES records; one that stops silently, no
+ * loss.
+ *
  * concurrent_setattr_order: two threads turn one watched mount read-only
  * and read-write with mount_setattr(), ORDER_ROUNDS rounds in which both
  * wait for each other and then call at once, so that their calls overlap
@@ -33,6 +44,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -56,6 +68,17 @@ _Static_assert(FIRST_FIT * (FIRST_FIT + 1) / 2 <= NOTES_MAX &&
 	       "FIRST_FIT is the last chain depth whose notes all fit");
 #define TOP_WATCH_ID 1
 #define CHAIN_WATCH_ID 2
+
+#define BUDGET_BASE "/tmp/wlpostbudget"
+/* The kernel's MOUNT_POSTS_MAX: watches examined in posting one hold's notes. */
+#define POSTS_MAX 65536
+#define BUDGET_QUEUES 200
+#define BUDGET_SUBS 400
+#define BUDGET_WATCH_ID 7
+/* A queue's share, or one more; each fits a queue of 512 records. */
+#define BUDGET_SHARE (POSTS_MAX / BUDGET_QUEUES)
+_Static_assert((BUDGET_SUBS + 1) * BUDGET_QUEUES > POSTS_MAX && BUDGET_SHARE + 2 <= 512,
+	       "the change must exceed the budget, and a share fit a queue");
 
 #define ORDER_MNT "/tmp/wlnotesorder"
 /* Rounds of one set and one clear side by side; at most 2 records each. */
@@ -165,6 +188,126 @@ out:
 	if (chain_q >= 0)
 		wl_wq_close(chain_q);
 	umount2(NOTES_BASE, MNT_DETACH);
+	return res;
+}
+
+/*
+ * What one raw notification pipe holds: the SETATTR records triggered on
+ * @mnt_id for BUDGET_WATCH_ID before any loss, and whether a loss came.
+ * Records after the loss, or of another kind, are counted in *bad.
+ */
+static void budget_read(int fd, unsigned int mnt_id, unsigned int *records, bool *lost,
+			unsigned int *bad)
+{
+	union {
+		char buf[4096];
+		struct watch_notification wn;
+	} u;
+	struct mount_notification mn;
+	ssize_t n;
+
+	while ((n = read(fd, u.buf, sizeof(u.buf))) > 0) {
+		for (ssize_t off = 0; off + (ssize_t)sizeof(u.wn) <= n;) {
+			struct watch_notification *wn = (void *)(u.buf + off);
+			unsigned int len = (wn->info & WATCH_INFO_LENGTH) >> WATCH_INFO_LENGTH__SHIFT;
+
+			if (len < sizeof(*wn) || (size_t)off + len > (size_t)n) {
+				(*bad)++;
+				break;
+			}
+			if (wn->type == WATCH_TYPE_META &&
+			    wn->subtype == WATCH_META_LOSS_NOTIFICATION) {
+				*lost = true;
+			} else if (!*lost && wn->type == WATCH_TYPE_MOUNT_NOTIFY &&
+				   wn->subtype == NOTIFY_MOUNT_SETATTR && len == sizeof(mn) &&
+				   (wn->info & WATCH_INFO_ID) >> WATCH_INFO_ID__SHIFT ==
+				   BUDGET_WATCH_ID) {
+				memcpy(&mn, wn, sizeof(mn));
+				if (mn.triggered_on == mnt_id)
+					(*records)++;
+				else
+					(*bad)++;
+			} else {
+				(*bad)++;
+			}
+			off += len;
+		}
+	}
+}
+
+/* BUDGET_BASE with BUDGET_SUBS submounts, watched by the n queues in q. */
+static int budget_setup(int *q, unsigned int n)
+{
+	char path[64];
+
+	if (wl_tmpfs(BUDGET_BASE, NULL))
+		return -1;
+	for (unsigned int i = 0; i < BUDGET_SUBS; i++) {
+		snprintf(path, sizeof(path), BUDGET_BASE "/s%u", i);
+		if (wl_tmpfs_here(path, NULL))
+			return -1;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		int fds[2];
+
+		if (pipe2(fds, O_NOTIFICATION_PIPE | O_CLOEXEC | O_NONBLOCK)) {
+			wl_diag("pipe2(O_NOTIFICATION_PIPE) #%u: %s", i, strerror(errno));
+			return -1;
+		}
+		close(fds[1]);
+		q[i] = fds[0];
+		if (ioctl(q[i], IOC_WATCH_QUEUE_SET_SIZE, 512) ||
+		    wl_watch_mount(AT_FDCWD, BUDGET_BASE, 0, q[i], BUDGET_WATCH_ID)) {
+			wl_diag("queue #%u: %s", i, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static enum wl_result posts_past_budget_flag_loss(void)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID };
+	unsigned int total = 0, bad = 0, unflagged = 0, short_share = 0, id;
+	static int q[BUDGET_QUEUES];
+	enum wl_result res = WL_FAIL;
+	unsigned int i;
+
+	for (i = 0; i < BUDGET_QUEUES; i++)
+		q[i] = -1;
+	if (budget_setup(q, BUDGET_QUEUES))
+		goto out;
+	id = wl_mnt_id(BUDGET_BASE, false);
+	if (syscall(SYS_mount_setattr, AT_FDCWD, BUDGET_BASE, AT_RECURSIVE, &attr,
+		    sizeof(attr))) {
+		wl_diag("mount_setattr(%s, AT_RECURSIVE, NOSUID): %s", BUDGET_BASE,
+			strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < BUDGET_QUEUES; i++) {
+		unsigned int records = 0;
+		bool lost = false;
+
+		budget_read(q[i], id, &records, &lost, &bad);
+		total += records;
+		unflagged += !lost;
+		short_share += records != BUDGET_SHARE && records != BUDGET_SHARE + 1;
+	}
+	wl_diag("%u queues, %u notes: %u records in all, %u queues without a loss flag, %u outside their share, %u stray",
+		BUDGET_QUEUES, BUDGET_SUBS + 1, total, unflagged, short_share, bad);
+	if (total != POSTS_MAX)
+		wl_diag("%u records, want exactly %u: %s", total, POSTS_MAX,
+			total > POSTS_MAX ? "the deliveries of one change are not bounded" :
+			"fewer than the budget allows");
+	else if (unflagged || short_share || bad)
+		wl_diag("the records past the budget were not flagged as lost to every queue, or a queue's share is off");
+	else
+		res = WL_PASS;
+out:
+	for (i = 0; i < BUDGET_QUEUES; i++)
+		if (q[i] >= 0)
+			close(q[i]);
+	umount2(BUDGET_BASE, MNT_DETACH);
 	return res;
 }
 
@@ -301,6 +444,7 @@ out:
 
 static const struct wl_test tests[] = {
 	{ "notes_past_bound_flag_loss", notes_past_bound_flag_loss },
+	{ "posts_past_budget_flag_loss", posts_past_budget_flag_loss },
 	{ "concurrent_setattr_order", concurrent_setattr_order },
 };
 
