@@ -64,6 +64,7 @@ DEBUG_OBJ := $(B)/kbuild-debug
 LAB_IMAGE := $(LAB_OBJ)/arch/x86/boot/bzImage
 DEBUG_IMAGE := $(DEBUG_OBJ)/arch/x86/boot/bzImage
 TREE_KEY := $(B)/linux.patches-key
+comma := ,
 UAPI := $(B)/uapi
 GUEST := $(B)/guest
 INITRD := $(B)/initramfs.cpio
@@ -401,7 +402,7 @@ shell: shell-tty kernel guest
 	@lsm=$$(awk '$$1 == "$(PROFILE)" { print $$2 }' images/profiles); \
 	[ -n "$$lsm" ] || { echo "watchlab: no profile $(PROFILE) in images/profiles" >&2; exit 1; }; \
 	qemu-system-x86_64 -nodefaults -nographic -no-reboot \
-		-machine pc,accel=$(if $(filter 1,$(KVM)),kvm,tcg) -cpu max -smp 2,sockets=2,cores=1,threads=1 -m 1024 \
+		-machine pc -accel $(if $(filter 1,$(KVM)),kvm,tcg$(comma)thread=single) -cpu max -smp 2,sockets=2,cores=1,threads=1 -m 1024 \
 		-serial mon:stdio -device qemu-xhci,id=xhci -device usb-kbd,bus=xhci.0 \
 		-kernel $(LAB_IMAGE) -initrd $(INITRD) \
 		-append "console=ttyS0 panic=-1 no5lvl lsm=$$lsm watchlab.profile=$(PROFILE) watchlab.lsm=$$(harness/lsm-built.sh $(LAB_OBJ) $$lsm) watchlab.mode=shell"

@@ -141,7 +141,7 @@ for spec in "$@"; do
 		echo "visibility: public"
 		echo "context:"
 		echo "  arch: amd64"
-		echo "  machine: 'pc,accel=tcg'"
+		echo "  machine: 'pc'"
 		echo "  cpu: max"
 		echo "  memory: ${GUEST_MEM:-1024}"
 		echo "  extra_options:"

@@ -13,10 +13,23 @@
 # 7.2, so the guest saw one CPU (nr_cpu_ids:1); two sockets list both.
 # The xHCI controller and its keyboard are the USB devices suite_devices
 # takes away and brings back (it unbinds and binds xhci_hcd in sysfs).
+#
+# TCG runs single-threaded (thread=single: the two vCPUs take turns on one
+# host thread).  The lab kernels have CONFIG_JUMP_LABEL=y, as distributions
+# ship them, and QEMU 7.2's multi-threaded TCG breaks the cross-modifying
+# code rule text_poke_bp() relies on: a vCPU can run a stale translation
+# holding the int3 of a patch already finished.  A private static key
+# flipped on one vCPU while the other ran its site oopsed ("Oops: int3")
+# in 6 boots of 6 under multi-threaded TCG, within 2 to 76 flips, and
+# watchpol's hook toggle in 3 of 3; single-threaded TCG and icount never
+# did, over 54,000 flips and 12,000 toggles (README, "Jump labels").
 qemu_machine() {
+	local accel=$1
+
+	[ "$accel" != tcg ] || accel=tcg,thread=single
 	# shellcheck disable=SC2034 # used by the scripts that source this file
 	QEMU_MACHINE=(-nodefaults -nographic -no-reboot
-		-machine "pc,accel=$1" -cpu "$2" -smp "2,sockets=2,cores=1,threads=1"
+		-machine pc -accel "$accel" -cpu "$2" -smp "2,sockets=2,cores=1,threads=1"
 		-m "${GUEST_MEM:-1024}"
 		-device "qemu-xhci,id=xhci" -device "usb-kbd,bus=xhci.0")
 }
