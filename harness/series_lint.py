@@ -37,8 +37,8 @@ changelog names the tool ("sparse", "W=1", "coccinelle" or "coccicheck",
 "kernel-doc") and quotes the message (whitespace and line breaks free; a
 gcc message without its [-W...] flag; in double quotes, * stands for any
 text), as a changelog answers a checkpatch finding today.  A finding on a line pristine 6.12 already had (a function
-whose lock balance a patch changed, say) may be answered by any patch that
-touches its file.  Exits 1 when a new finding is unanswered.
+whose lock balance a patch changed, a hook's static key that a new LSM
+adds) may be answered by any patch of the series.  Exits 1 when a new finding is unanswered.
 """
 
 import concurrent.futures
@@ -356,9 +356,11 @@ def main():
             ok = answered(paras[i], t, msg)
             who = patches[i].name
         else:
+            # What changed it is elsewhere (a macro, the LSM count): any
+            # patch may answer it.
             cands = [j for j, tf in enumerate(per_patch) if f in tf]
-            ok = any(answered(paras[j], t, msg) for j in cands)
-            who = "a line pristine 6.12 has; patches " + ", ".join(
+            ok = any(answered(p, t, msg) for p in paras)
+            who = "a line pristine 6.12 has; patches touching it: " + ", ".join(
                 patches[j].name[:4] for j in cands)
         counts[patches[i].name[:4] if i is not None else f][f"{t} {'answered' if ok else 'NEW'}"] += 1
         if not ok:
