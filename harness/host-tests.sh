@@ -8,8 +8,9 @@
 #                the LAVA jobs' (harness/test_lava.py) and the page's
 #                (harness/test_html_report.py: a made-up run in Chromium) and
 #                make coverage's (harness/test_coverage.py: lcov parsing, blame
-#                attribution) and make mutants' judge (harness/test_mutants_report.py:
-#                recorded runs, no boot)
+#                attribution), make mutants' judge (harness/test_mutants_report.py:
+#                recorded runs, no boot) and series-check's maintainers' checks
+#                (harness/test_series_lint.py)
 #   scenarios  - testcases/scenarios/ parses (every "scenario" line of the files) and
 #                malformed scenario files fail with their file and line
 #   entry      - every make goal installs the packages before any rule runs
@@ -116,31 +117,16 @@ if [ "$has_lsm" = 1 ]; then
 fi
 
 begin
-if out=$(python3 "$top/harness/test_report.py" 2>&1); then
-	result 1 "report_parser" "$(echo "$out" | tail -1)"
-else
-	result 0 "report_parser" "$(echo "$out" | tail -20)"
-fi
-if out=$(python3 "$top/harness/test_lava.py" 2>&1); then
-	result 1 "lava_jobs" "$(echo "$out" | tail -1)"
-else
-	result 0 "lava_jobs" "$(echo "$out" | tail -20)"
-fi
-if out=$(python3 "$top/harness/test_html_report.py" 2>&1); then
-	result 1 "html_page" "$(echo "$out" | tail -1)"
-else
-	result 0 "html_page" "$(echo "$out" | tail -20)"
-fi
-if out=$(python3 "$top/harness/test_coverage.py" 2>&1); then
-	result 1 "coverage_report" "$(echo "$out" | tail -1)"
-else
-	result 0 "coverage_report" "$(echo "$out" | tail -20)"
-fi
-if out=$(python3 "$top/harness/test_mutants_report.py" 2>&1); then
-	result 1 "mutants_judge" "$(echo "$out" | tail -1)"
-else
-	result 0 "mutants_judge" "$(echo "$out" | tail -20)"
-fi
+# Each harness unit test file, and the name of its result.
+for t in test_report:report_parser test_lava:lava_jobs test_html_report:html_page \
+	test_coverage:coverage_report test_mutants_report:mutants_judge \
+	test_series_lint:series_lint; do
+	if out=$(python3 "$top/harness/${t%%:*}.py" 2>&1); then
+		result 1 "${t#*:}" "$(echo "$out" | tail -1)"
+	else
+		result 0 "${t#*:}" "$(echo "$out" | tail -20)"
+	fi
+done
 end report
 
 # scenario-lint: the runner's parser built for the host.

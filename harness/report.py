@@ -414,13 +414,15 @@ def expected_where(cell, idx, observe=None):
     how = (observe or (lambda c: scenario_keyword(c["at"], "observe")))(cell)
     wstep = "read" if how in ("read", "count") else "watch"
     native = native_where(cell, idx, wstep)
-    if cell["model"] in ("none", "off", SHADOW) + MAINLINE or native is None:
+    # A no-consumer column refuses where its model does.
+    model = NOCONSUMER_COLUMNS.get(cell["model"], cell["model"])
+    if model in ("none", "off", SHADOW) + MAINLINE or native is None:
         return native if native not in ("delivered", "not-posted") else None
     if native not in ("delivered", "not-posted"):
         return native
-    if cell["model"] in WATCH_ONLY or native == "not-posted":
+    if model in WATCH_ONLY or native == "not-posted":
         step = "watch"
-    elif cell["model"] in POST_ONLY:
+    elif model in POST_ONLY:
         step = "post"
     else:
         watcher = idx.get((cell["scenario"], cell["profile"], "watcher"))
@@ -957,13 +959,22 @@ def source_kunit(top=None):
     """The KUnit suites the tree's tests define and their cases, from
     lsm/policy_test.c and the series' patches: {suite: [cases]}."""
     top = top or TOP
-    out = {}
-    files = [top / "lsm/policy_test.c"] + sorted((top / "kernel-patches").glob("*.patch"))
-    for path in files:
-        text = path.read_text(errors="replace")
-        cases, names = KUNIT_CASE.findall(text), KUNIT_NAME.findall(text)
-        if cases and names:
-            out[names[-1]] = cases
+    out, suite_of = {}, {}
+    text = (top / "lsm/policy_test.c").read_text(errors="replace")
+    out[KUNIT_NAME.findall(text)[-1]] = KUNIT_CASE.findall(text)
+    # A patch's sections, file by file: a later patch that adds a case to a
+    # test file an earlier one created names no suite; the file does.
+    for path in sorted((top / "kernel-patches").glob("*.patch")):
+        sections = re.split(r"^diff --git a/\S+ b/(\S+)$", path.read_text(errors="replace"),
+                            flags=re.M)
+        for target, body in zip(sections[1::2], sections[2::2]):
+            names = KUNIT_NAME.findall(body)
+            if names and KUNIT_CASE.search(body):
+                suite_of[target] = names[-1]
+            suite = suite_of.get(target)
+            if suite:
+                cases = out.setdefault(suite, [])
+                cases += [c for c in KUNIT_CASE.findall(body) if c not in cases]
     return out
 
 

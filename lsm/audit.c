@@ -27,6 +27,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string_choices.h>
 
 #include "audit.h"
 #include "log.h"
@@ -159,12 +160,12 @@ static void audit_policy(struct audit_buffer *ab,
 			 watchpol_model_names[p->default_model], p->enforce,
 			 p->kernel_events ? "allow" : "deny");
 	audit_log_format(ab, " post_dac=%s post_label=%s rules=%u unresolved=%u",
-			 p->post_dac ? "on" : "off",
-			 p->post_label ? "on" : "off",
+			 str_on_off(p->post_dac),
+			 str_on_off(p->post_label),
 			 p->nr_text_rules, p->unresolved);
 	/* w_creator: one bit per type (key = 1, mount = 2, sb = 4, ...). */
 	audit_log_format(ab, " recheck=%s w_creator=%#x",
-			 p->recheck ? "on" : "off", p->w_creator);
+			 str_on_off(p->recheck), p->w_creator);
 }
 
 /**

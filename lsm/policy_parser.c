@@ -32,6 +32,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/string_choices.h>
 
 #include "policy.h"
 #include "policy_parser.h"
@@ -185,10 +186,10 @@ static int build_text(struct watchpol_policy *p)
 			 p->kernel_events ? "allow" : "deny");
 	if (p->set_post_dac)
 		pos += scnprintf(p->text + pos, size + 1 - pos,
-				 "post_dac %s\n", p->post_dac ? "on" : "off");
+				 "post_dac %s\n", str_on_off(p->post_dac));
 	if (p->set_post_label)
 		pos += scnprintf(p->text + pos, size + 1 - pos,
-				 "post_label %s\n", p->post_label ? "on" : "off");
+				 "post_label %s\n", str_on_off(p->post_label));
 	for (t = 0; t < WATCHPOL_TYPE__NR; t++)
 		if (p->w_set & BIT(t))
 			pos += scnprintf(p->text + pos, size + 1 - pos,
@@ -198,7 +199,7 @@ static int build_text(struct watchpol_policy *p)
 								 "setter");
 	if (p->set_recheck)
 		pos += scnprintf(p->text + pos, size + 1 - pos,
-				 "recheck %s\n", p->recheck ? "on" : "off");
+				 "recheck %s\n", str_on_off(p->recheck));
 	for (i = 0; i < p->nr_text_rules; i++)
 		pos += scnprintf(p->text + pos, size + 1 - pos, "%s %s %s\n",
 				 rule_kind_names[p->text_rules[i].kind],
