@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,16 @@ unsigned long wl_scale(unsigned long count)
 	if (!wl_debug_kernel())
 		return count;
 	return count / 20 ? count / 20 : 1;
+}
+
+void wl_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		wl_diag("sched_setaffinity(CPU %d): %s", cpu, strerror(errno));
 }
 
 uint64_t wl_now_ns(void)

@@ -163,6 +163,8 @@ unsigned long wl_scale(unsigned long count);
 double wl_now_s(void);
 long wl_now_ms(void);
 uint64_t wl_now_ns(void);
+/* Run the calling thread on @cpu only (diagnosed if it cannot). */
+void wl_pin_cpu(int cpu);
 
 /* The profile this boot runs (plain, selinux, smack), from watchlab.profile=. */
 const char *wl_profile(void);

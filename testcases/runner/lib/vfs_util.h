@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -119,6 +120,21 @@ static inline int wl_tmpfs(const char *path, const char *data)
 	if (mount(NULL, path, NULL, MS_PRIVATE, NULL)) {
 		wl_diag("make %s private: %s", path, strerror(errno));
 		return -1;
+	}
+	return 0;
+}
+
+/* A private tmpfs on path with n tmpfs submounts, path/s0 to path/s<n-1>. */
+static inline int wl_tmpfs_tree(const char *path, unsigned int n)
+{
+	char sub[256];
+
+	if (wl_tmpfs(path, NULL))
+		return -1;
+	for (unsigned int i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s/s%u", path, i);
+		if (wl_tmpfs_here(sub, NULL))
+			return -1;
 	}
 	return 0;
 }

@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <keyutils.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -41,19 +40,10 @@ struct poster {
 	atomic_ulong failed;
 };
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 /* CPU 1: update the key until told to stop. */
 static int post_loop(struct poster *ps, key_serial_t key)
 {
-	pin(1);
+	wl_pin_cpu(1);
 	while (!atomic_load(&ps->stop)) {
 		if (keyctl_update(key, "x", 1))
 			atomic_fetch_add(&ps->failed, 1);
@@ -130,7 +120,7 @@ static enum wl_result toggle_under_posts(void)
 	WL_EXPECT(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0)
 		_exit(post_loop(ps, key));
-	pin(0);
+	wl_pin_cpu(0);
 	for (i = 0; i < toggles; i++) {
 		fd = open(WP_LOG, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)

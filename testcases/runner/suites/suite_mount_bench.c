@@ -106,13 +106,13 @@ struct walker {
 	int cpu;
 };
 
-static void pin(int cpu)
+/* Raise *v to d if d is larger, racing other writers. */
+static void atomic_max(atomic_ullong *v, unsigned long long d)
 {
-	cpu_set_t set;
+	unsigned long long old = atomic_load(v);
 
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	while (d > old && !atomic_compare_exchange_weak(v, &old, d))
+		;
 }
 
 /*
@@ -124,7 +124,7 @@ static void *walk(void *arg)
 	struct walker *w = arg;
 	struct stat st;
 
-	pin(w->cpu);
+	wl_pin_cpu(w->cpu);
 	while (!atomic_load(&w->stop)) {
 		unsigned int r0 = atomic_load(&w->window);
 		uint64_t t0 = __rdtsc(), d;
@@ -133,13 +133,8 @@ static void *walk(void *arg)
 		stat(BENCH_DIR "/s0/x", &st);
 		d = __rdtsc() - t0;
 		r1 = atomic_load(&w->window);
-		if (r1 || r0) {
-			unsigned int r = r1 ? r1 : r0;
-			unsigned long long old = atomic_load(&w->worst[r]);
-
-			while (d > old && !atomic_compare_exchange_weak(&w->worst[r], &old, d))
-				;
-		}
+		if (r1 || r0)
+			atomic_max(&w->worst[r1 ? r1 : r0], d);
 	}
 	return NULL;
 }
@@ -375,7 +370,7 @@ static enum wl_result mount_lock_hold(void)
 
 	WL_EXPECT(!bench_setup(), "the tree of mounts");
 	WL_EXPECT(!wl_mkdir(BENCH_DIR "/s0/x"), "mkdir");
-	pin(0);
+	wl_pin_cpu(0);
 	if (walker)
 		WL_EXPECT(!pthread_create(&thr, NULL, walk, &w), "pthread_create");
 	else if (icount)
@@ -427,7 +422,7 @@ static void *sem_read(void *arg)
 {
 	struct sem_reader *r = arg;
 
-	pin(1);
+	wl_pin_cpu(1);
 	for (;;) {
 		struct pollfd pfd;
 		uint64_t t0;
@@ -529,7 +524,7 @@ static enum wl_result namespace_sem_hold(void)
 	rd.mnt_id = wl_mnt_id(BENCH_DIR, true);
 	WL_EXPECT(rd.mnt_id, "the mount ID of %s", BENCH_DIR);
 	WL_EXPECT(!sem_init(&rd.go, 0, 0) && !sem_init(&rd.done, 0, 0), "sem_init");
-	pin(0);
+	wl_pin_cpu(0);
 	WL_EXPECT(!pthread_create(&thr, NULL, sem_read, &rd), "pthread_create");
 
 	/* The reader's watch is the W + 1st: W = 0, 63, 1023 others. */
@@ -568,7 +563,7 @@ static int fanout_mounter(struct fanout_writer *fw)
 {
 	static const char dir[] = "/tmp/wlfanout-writer";
 
-	pin(1);
+	wl_pin_cpu(1);
 	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 	    (mkdir(dir, 0700) && errno != EEXIST)) {
 		fw->err = errno;
@@ -584,13 +579,8 @@ static int fanout_mounter(struct fanout_writer *fw)
 		}
 		d = __rdtsc() - t0;
 		r1 = atomic_load(&fw->window);
-		if (r0 || r1) {
-			unsigned int r = r1 ? r1 : r0;
-			unsigned long long old = atomic_load(&fw->worst[r]);
-
-			while (d > old && !atomic_compare_exchange_weak(&fw->worst[r], &old, d))
-				;
-		}
+		if (r0 || r1)
+			atomic_max(&fw->worst[r1 ? r1 : r0], d);
 		atomic_fetch_add(&fw->calls, 1);
 	}
 	return 0;
@@ -599,16 +589,9 @@ static int fanout_mounter(struct fanout_writer *fw)
 /* FANOUT_DIR with @subs submounts, watched by FANOUT_W queues in q. */
 static int fanout_setup(int *q, unsigned int subs)
 {
-	char path[64];
-
 	umount2(FANOUT_DIR, MNT_DETACH);
-	if (wl_tmpfs(FANOUT_DIR, NULL))
+	if (wl_tmpfs_tree(FANOUT_DIR, subs))
 		return -1;
-	for (unsigned int i = 0; i < subs; i++) {
-		snprintf(path, sizeof(path), FANOUT_DIR "/s%u", i);
-		if (wl_tmpfs_here(path, NULL))
-			return -1;
-	}
 	for (unsigned int i = 0; i < FANOUT_W; i++) {
 		q[i] = open_queue();
 		if (q[i] < 0)
@@ -699,7 +682,7 @@ static enum wl_result writer_wait_fanout(void)
 	WL_EXPECT(!setrlimit(RLIMIT_NOFILE, &rl), "setrlimit(NOFILE): %s", strerror(errno));
 	if (fanout_setup(q, subs))
 		goto out;
-	pin(0);
+	wl_pin_cpu(0);
 	ns0 = wl_now_ns();
 	tsc0 = __rdtsc();
 	pid = fork();

@@ -238,15 +238,8 @@ static void budget_read(int fd, unsigned int mnt_id, unsigned int *records, bool
 /* BUDGET_BASE with BUDGET_SUBS submounts, watched by the n queues in q. */
 static int budget_setup(int *q, unsigned int n)
 {
-	char path[64];
-
-	if (wl_tmpfs(BUDGET_BASE, NULL))
+	if (wl_tmpfs_tree(BUDGET_BASE, BUDGET_SUBS))
 		return -1;
-	for (unsigned int i = 0; i < BUDGET_SUBS; i++) {
-		snprintf(path, sizeof(path), BUDGET_BASE "/s%u", i);
-		if (wl_tmpfs_here(path, NULL))
-			return -1;
-	}
 	for (unsigned int i = 0; i < n; i++) {
 		int fds[2];
 
