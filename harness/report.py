@@ -929,7 +929,7 @@ def skip_checks(name, suites):
 
 # ---- the manifests against the source tree, which the runner did not write ----
 
-SUITE_MACRO = re.compile(r"^\s*WL_(?:SUITE|SUITE_IF|SUITE_DEFINE|SCENARIO_SUITE)\(\s*(suite_\w+)",
+SUITE_MACRO = re.compile(r"^\s*WL_(?:SUITE|SUITE_IF|SUITE_DEFINE|SCENARIO_SUITE|KSFT_SUITE)\(\s*(suite_\w+)",
                          re.M)
 KUNIT_CASE = re.compile(r"^\+?\s*KUNIT_CASE(?:_PARAM)?\((\w+)", re.M)
 KUNIT_NAME = re.compile(r"^\+?\s*\.name\s*=\s*\"(\w+)\"", re.M)

@@ -523,6 +523,21 @@ class Sources(unittest.TestCase):
             self.assertIn("plain: KUnit k did not report", diags)
             self.assertNotIn("selinux: KUnit k did not report", diags)
 
+    def test_a_kselftest_suite_and_a_later_patchs_kunit_case_count(self):
+        with tempfile.TemporaryDirectory() as d:
+            top = self.tree(d)
+            (top / "testcases/runner/suites/suite_k.c").write_text(
+                'WL_KSFT_SUITE(suite_k, "k_test");\n')
+            self.assertIn("suite_k", report.source_suites(top))
+            # 0001 creates a KUnit file and names its suite; 0002 adds a case.
+            (top / "kernel-patches/0001-a.patch").write_text(
+                "diff --git a/kernel/t.c b/kernel/t.c\n+\tKUNIT_CASE(one),\n"
+                "+\t.name = \"wq\",\n")
+            (top / "kernel-patches/0002-b.patch").write_text(
+                "diff --git a/kernel/t.c b/kernel/t.c\n \tKUNIT_CASE(one),\n"
+                "+\tKUNIT_CASE(two),\n")
+            self.assertEqual(report.source_kunit(top)["wq"], ["one", "two"])
+
 
 class KernelProperties(unittest.TestCase):
     """Rows that state a kernel property: an XFAIL counts as a pass and is
