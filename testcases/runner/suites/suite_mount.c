@@ -416,6 +416,26 @@ static enum wl_result pivot_root_moves(void)
 }
 
 /*
+ * Did the mount's notification counter move by exactly @want since @c0?
+ * 0, or -1 (diagnosed).
+ */
+static int counter_moved(unsigned long long uniq, const struct wl_mount_counts *c0,
+			 unsigned long long want, const char *what)
+{
+	struct wl_mount_counts c1;
+
+	if (wl_mount_counts(uniq, &c1)) {
+		wl_diag("statmount counters: %s", strerror(errno));
+		return -1;
+	}
+	if (c1.mnt_count - c0->mnt_count == want)
+		return 0;
+	wl_diag("%s moved the counter by %llu, want %llu", what,
+		(unsigned long long)(c1.mnt_count - c0->mnt_count), want);
+	return -1;
+}
+
+/*
  * A propagation change made through mount(2) (MS_SHARED, MS_PRIVATE, with or
  * without MS_REC) is reported as mount_setattr() reports one: SETATTR for
  * each mount changed, IS_RECURSIVE with MS_REC, and each mount's counter
@@ -425,7 +445,7 @@ static enum wl_result pivot_root_moves(void)
  */
 static enum wl_result propagation_records(void)
 {
-	struct wl_mount_counts c0, c1;
+	struct wl_mount_counts c0;
 	unsigned long long p_uniq;
 	unsigned int p_id, q_id;
 	int fd;
@@ -464,11 +484,8 @@ static enum wl_result propagation_records(void)
 	WL_EXPECT(expect_mnt(fd, "MS_REC | MS_PRIVATE, q", &ev) == 0, "SETATTR for q");
 	WL_EXPECT(expect_nothing(fd, "MS_REC | MS_PRIVATE") == 0, "no further records");
 
-	WL_EXPECT(wl_mount_counts(p_uniq, &c1) == 0, "statmount counters: %s",
-		  strerror(errno));
-	WL_EXPECT(c1.mnt_count - c0.mnt_count == 2,
-		  "two propagation changes moved p's counter by %llu, want 2",
-		  (unsigned long long)(c1.mnt_count - c0.mnt_count));
+	WL_EXPECT(counter_moved(p_uniq, &c0, 2, "two propagation changes") == 0,
+		  "p's counter");
 	wl_wq_close(fd);
 	return WL_PASS;
 }
@@ -482,7 +499,7 @@ static enum wl_result propagation_records(void)
  */
 static enum wl_result set_group_records(void)
 {
-	struct wl_mount_counts c0, c1;
+	struct wl_mount_counts c0;
 	unsigned long long b_uniq;
 	unsigned int b_id;
 	int fd;
@@ -514,11 +531,7 @@ static enum wl_result set_group_records(void)
 	};
 	WL_EXPECT(expect_mnt(fd, "MOVE_MOUNT_SET_GROUP", &ev) == 0, "SETATTR for b");
 	WL_EXPECT(expect_nothing(fd, "MOVE_MOUNT_SET_GROUP") == 0, "no further records");
-	WL_EXPECT(wl_mount_counts(b_uniq, &c1) == 0, "statmount counters: %s",
-		  strerror(errno));
-	WL_EXPECT(c1.mnt_count - c0.mnt_count == 1,
-		  "MOVE_MOUNT_SET_GROUP moved b's counter by %llu, want 1",
-		  (unsigned long long)(c1.mnt_count - c0.mnt_count));
+	WL_EXPECT(counter_moved(b_uniq, &c0, 1, "MOVE_MOUNT_SET_GROUP") == 0, "b's counter");
 	wl_wq_close(fd);
 	return WL_PASS;
 }
