@@ -253,9 +253,17 @@ static int finish(struct watchpol_decision *d, const struct watchpol_subj *w,
 	return denied && enforce ? -EACCES : 0;
 }
 
+/*
+ * Rule on a watch, or on a query for it (@query: statmount() asking for a
+ * counter, which tells what the watch would).  A query is answered as the
+ * watch would be and leaves no trace: no decision logged or counted, no
+ * audit record; nobody watched.  A superblock's counter counts every
+ * triggerer's events, so while the model for superblocks judges each post
+ * its query is refused: the counter would tell W of the posts it withholds.
+ */
 static int watch_decide(enum watchpol_hook hook, int type,
 			const struct cred *w_cred, u32 o_sid, bool visible,
-			bool system_wide)
+			bool system_wide, bool query)
 {
 	struct watchpol_decision d = { .hook = hook, .type = type };
 	struct watchpol_subj w;
@@ -266,7 +274,7 @@ static int watch_decide(enum watchpol_hook hook, int type,
 		.system_wide = system_wide,
 	};
 	const struct watchpol_policy *p;
-	bool enforce;
+	bool enforce, counts_withheld;
 
 	subj_from_cred(w_cred, &w);
 	d.o_sid = o_sid;
@@ -279,7 +287,13 @@ static int watch_decide(enum watchpol_hook hook, int type,
 	d.denials = watchpol_watch_denials(p, &f);
 	d.model = watchpol_model_for(p, type);
 	enforce = p->enforce;
+	counts_withheld = type == WATCHPOL_TYPE_SB &&
+			  watchpol_model_posts(p, d.model);
 	rcu_read_unlock();
+	if (query)
+		return enforce && (counts_withheld ||
+				   (d.denials & WATCHPOL_DENY(d.model))) ?
+		       -EACCES : 0;
 	return finish(&d, &w, enforce);
 }
 
@@ -326,7 +340,7 @@ static int watchpol_watch_key(struct key *key)
 	if (w_sid)
 		known = !key_secid(key, &o_sid);
 	return watch_decide(WATCHPOL_HOOK_WATCH_KEY, WATCHPOL_TYPE_KEY, w_cred,
-			    o_sid, known, false);
+			    o_sid, known, false, false);
 }
 #endif /* CONFIG_KEY_NOTIFICATIONS */
 
@@ -334,16 +348,17 @@ static int watchpol_watch_key(struct key *key)
 	defined(CONFIG_DEVICE_NOTIFICATIONS)
 /**
  * watcher_cred - the creds of the task setting a watch
- * @watch: the watch being set
+ * @watch: the watch being set, or NULL for a query
  *
  * The set-watch hooks run before add_watch_to_object() fills in
- * @watch->cred, so the watcher is the current task, as for watch_key.
+ * @watch->cred, so the watcher is the current task, as for watch_key; a
+ * query (statmount() asking for a counter) is the current task's too.
  *
  * Return: @watch->cred if already set, else current_cred().
  */
 static const struct cred *watcher_cred(const struct watch *watch)
 {
-	return watch->cred ? watch->cred : current_cred();
+	return watch && watch->cred ? watch->cred : current_cred();
 }
 #endif
 
@@ -373,7 +388,8 @@ static bool reachable(const struct path *path)
 #ifdef CONFIG_MOUNT_NOTIFICATIONS
 /**
  * watchpol_watch_mount - rule on watching a mount topology subtree
- * @watch: the watch being set (its creds: see watcher_cred())
+ * @watch: the watch being set (its creds: see watcher_cred()), or NULL for
+ *	a query (statmount() asking for the mount's counter)
  * @path: the mount point to watch
  *
  * The watcher model requires the mount to be reachable from the watcher's
@@ -388,14 +404,16 @@ static int watchpol_watch_mount(struct watch *watch, const struct path *path)
 
 	security_inode_getsecid(d_backing_inode(path->mnt->mnt_root), &o_sid);
 	return watch_decide(WATCHPOL_HOOK_WATCH_MOUNT, WATCHPOL_TYPE_MOUNT,
-			    watcher_cred(watch), o_sid, reachable(path), false);
+			    watcher_cred(watch), o_sid, reachable(path), false,
+			    !watch);
 }
 #endif /* CONFIG_MOUNT_NOTIFICATIONS */
 
 #ifdef CONFIG_SB_NOTIFICATIONS
 /**
  * watchpol_watch_sb - rule on watching a superblock
- * @watch: the watch being set (its creds: see watcher_cred())
+ * @watch: the watch being set (its creds: see watcher_cred()), or NULL for
+ *	a query (statmount() asking for the superblock's counter)
  * @path: the path that names the superblock
  *
  * The watcher model requires the path to be reachable from the watcher's
@@ -412,7 +430,8 @@ static int watchpol_watch_sb(struct watch *watch, const struct path *path)
 	if (sb->s_root)
 		security_inode_getsecid(d_backing_inode(sb->s_root), &o_sid);
 	return watch_decide(WATCHPOL_HOOK_WATCH_SB, WATCHPOL_TYPE_SB,
-			    watcher_cred(watch), o_sid, reachable(path), false);
+			    watcher_cred(watch), o_sid, reachable(path), false,
+			    !watch);
 }
 #endif /* CONFIG_SB_NOTIFICATIONS */
 
@@ -429,7 +448,7 @@ static int watchpol_watch_sb(struct watch *watch, const struct path *path)
 static int watchpol_watch_devices(struct watch *watch)
 {
 	return watch_decide(WATCHPOL_HOOK_WATCH_DEVICES, WATCHPOL_TYPE_DEVICES,
-			    watcher_cred(watch), 0, true, true);
+			    watcher_cred(watch), 0, true, true, false);
 }
 #endif /* CONFIG_DEVICE_NOTIFICATIONS */
 

@@ -85,6 +85,11 @@ static int stat_counts(uint64_t mnt_id, struct wl_mount_counts *out)
 	return 0;
 }
 
+int wl_mount_counts_any(uint64_t mnt_id, struct wl_mount_counts *out)
+{
+	return stat_counts(mnt_id, out);
+}
+
 int wl_mount_counts(uint64_t mnt_id, struct wl_mount_counts *out)
 {
 	if (stat_counts(mnt_id, out))

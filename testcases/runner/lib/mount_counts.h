@@ -39,6 +39,12 @@ int wl_listmount(uint64_t *ids, size_t max);
 int wl_mount_counts(uint64_t mnt_id, struct wl_mount_counts *out);
 
 /*
+ * As wl_mount_counts(), but a withheld counter is no error: have_mnt and
+ * have_sb say which came back.  0, or -1 with errno set (statmount()'s).
+ */
+int wl_mount_counts_any(uint64_t mnt_id, struct wl_mount_counts *out);
+
+/*
  * The counters of the mount whose mount point is path, found as a
  * bystander would: listmount() and statmount(STATMOUNT_MNT_POINT), never
  * touching the mount's own inodes (statx would need search and getattr on

@@ -208,3 +208,33 @@ long wp_stat(const char *name)
 	l = strstr(stats, key);
 	return l ? strtol(l + strlen(key), NULL, 10) : -1;
 }
+
+/* A model name that judges each post, under @recheck. */
+static bool model_judges_posts(const char *model, bool recheck)
+{
+	return !strcmp(model, "schaufler") || !strcmp(model, "strict") ||
+	       (recheck && !strcmp(model, "watcher"));
+}
+
+bool wp_sb_posts_judged(void)
+{
+	char dflt[16] = "none", sb[16] = "", word[16];
+	char *text = wp_read_policy(), *line, *save;
+	bool recheck = false;
+	int enforce = 0;
+
+	if (!text)
+		return false;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "default %15s", word) == 1)
+			snprintf(dflt, sizeof(dflt), "%s", word);
+		else if (sscanf(line, "model sb %15s", word) == 1)
+			snprintf(sb, sizeof(sb), "%s", word);
+		else if (sscanf(line, "recheck %15s", word) == 1)
+			recheck = !strcmp(word, "on");
+		else if (sscanf(line, "enforce %d", &enforce) == 1)
+			continue;
+	}
+	free(text);
+	return enforce == 1 && model_judges_posts(sb[0] ? sb : dflt, recheck);
+}

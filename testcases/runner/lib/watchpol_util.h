@@ -58,4 +58,14 @@ unsigned int wp_log_lines_with(const char *log, const char *const *words);
 /* The value of one counter of watchpol's stats ("label_resolves"), or -1. */
 long wp_stat(const char *name);
 
+/*
+ * Does the policy in force, read back from watchpol/policy, judge each post
+ * of a superblock event and enforce the verdict ("model sb", else
+ * "default", is schaufler or strict, or watcher with "recheck on";
+ * "enforce 1")?  Then watchpol refuses every query for a superblock's
+ * notification counter (lsm/hooks.c watch_decide()).  false without a
+ * policy, or when it cannot be read (diagnosed).
+ */
+bool wp_sb_posts_judged(void);
+
 #endif /* WL_WATCHPOL_UTIL_H */

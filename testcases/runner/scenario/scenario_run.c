@@ -28,6 +28,7 @@
 #include <unistd.h>
 /* glibc's <fcntl.h> already defines what <linux/fcntl.h> would redefine. */
 #define _LINUX_FCNTL_H
+#include <linux/capability.h>
 #include <linux/watch_queue.h>
 
 #include "fdpass.h"
@@ -294,6 +295,35 @@ static int reader_main(struct scn_ctx *c, int sock)
 }
 
 /*
+ * Why W's counter was withheld.  statmount() asks the set-watch hooks with
+ * a query, which leaves no record; so W sets the watch the counter stands
+ * for, on a queue of its own: hooks that refused the query refuse the watch
+ * too, and record it.  If the watch is allowed, the counter was withheld
+ * for the posts it would tell of (count_withheld_at_post()).  The errno
+ * the watch failed with, or 0.
+ */
+static int counter_probe_watch(const char *path, bool sb)
+{
+	int q = wl_wq_open(16);
+	long r;
+	int err;
+
+	if (q < 0)
+		return -1;
+	r = sb ? wl_watch_sb(AT_FDCWD, path, 0, q, SCN_PROBE_ID) :
+		 wl_watch_mount(AT_FDCWD, path, 0, q, SCN_PROBE_ID);
+	err = r ? errno : 0;
+	wl_wq_close(q);
+	if (err)
+		wl_diag("watcher: the %s watch on %s is refused too: %s", sb ? "sb" : "mount",
+			path, strerror(err));
+	else
+		wl_diag("watcher: the %s watch on %s is allowed: the counter is withheld "
+			"for the posts it would tell of", sb ? "sb" : "mount", path);
+	return err;
+}
+
+/*
  * The watcher of an "observe count" row: read the object's notification
  * counter with statmount() (the submount a/'s own for a mount object, the
  * superblock's for an sb object), say ready (or refused), and read it again
@@ -312,10 +342,12 @@ static int counter_main(struct scn_ctx *c, int sock)
 	err = wl_mount_counts_by_point(path, &before) ? errno : 0;
 	if (err && err != EACCES && err != EPERM)
 		wl_diag("watcher: statmount %s: %s", path, strerror(err));
-	/* A counter the LSMs would not let W watch is withheld: refused. */
+	/* A counter the LSMs would not let W read is withheld: refused. */
 	if (!err && !(sb ? before.have_sb : before.have_mnt)) {
 		wl_diag("watcher: statmount %s: no %s counter", path, sb ? "superblock" : "mount");
-		err = EACCES;
+		err = counter_probe_watch(path, sb);
+		if (err <= 0)
+			err = err ? EIO : EACCES;
 	}
 	if (send_msg(sock, MSG_READY, err, 0, 0, -1))
 		return -1;
@@ -656,7 +688,8 @@ static enum scn_result run_parties(struct scn_ctx *c, struct wl_evidence *ev, in
 				strerror(werr));
 			goto out;
 		}
-		wl_diag("%s: the watch was refused (%s)", s->name, strerror(werr));
+		wl_diag("%s: the %s was refused (%s)", s->name,
+			s->observe == SCN_OBSERVE_COUNT ? "counter" : "watch", strerror(werr));
 		wl_evidence_take(ev);
 		*watch_err = werr;
 		res = SCN_BLOCKED;
@@ -804,6 +837,33 @@ static void evidence_party(const struct scn_party *q, unsigned int *uid, char *l
 		label[0] = '\0';
 }
 
+/*
+ * A superblock counter withheld from a W whose watch is allowed
+ * (counter_probe_watch()): the LSMs whose post hook judges superblock
+ * events refuse its query to a reader their rules bind (the kernel-doc of
+ * security_watch_sb(), kernel-patches 0022): watchpol while the policy in
+ * force, read back, judges each post (wp_sb_posts_judged()); Smack when W
+ * lacks CAP_MAC_OVERRIDE.  Writes "read:WHO" (the first of them in the LSM
+ * order, watchpol before Smack, as a record names the first LSM that
+ * refused) and returns true when one of them is in force; else keeps the
+ * record's "unexplained" and returns false.
+ */
+static bool count_withheld_at_post(const struct scenario *s, char *where, size_t len)
+{
+	bool by_watchpol, by_smack;
+
+	if (s->source != SCN_SB)
+		return false;
+	by_watchpol = wl_have_watchpol() && wp_sb_posts_judged();
+	by_smack = wl_boot_has_lsm("smack") &&
+		   !(s->watcher.caps & (1ULL << CAP_MAC_OVERRIDE));
+	if (!by_watchpol && !by_smack)
+		return false;
+	/* The first in the LSM order, as for records; the report adds the rest. */
+	snprintf(where, len, "read:%s", by_watchpol ? "watchpol" : "smack");
+	return true;
+}
+
 static void evidence_parties(const struct scenario *s, struct wl_evidence_parties *w)
 {
 	static const char *const hooks[SCN_NR_SOURCES] = {
@@ -887,6 +947,9 @@ int scn_run_cell(const struct scenario *s, unsigned int variant, const char *pro
 						      wl_evidence_type_name(s->action->type),
 						      s->ev_subtype, cell->where,
 						      sizeof(cell->where));
+		if (!cell->explained && s->observe == SCN_OBSERVE_COUNT)
+			cell->explained = count_withheld_at_post(s, cell->where,
+								 sizeof(cell->where));
 		if (strcmp(cell->where, "not-posted") == 0)
 			cell->got = SCN_NOT_POSTED;
 	}

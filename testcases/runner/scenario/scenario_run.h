@@ -17,6 +17,7 @@
 
 #define SCN_WATCH_ID 0x5c
 #define SCN_FENCE_ID 0xfe
+#define SCN_PROBE_ID 0x9b	/* counter_probe_watch()'s watch */
 
 /* One run: built by the runner before it forks the parties, read by them. */
 struct scn_ctx {

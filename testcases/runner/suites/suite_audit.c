@@ -21,12 +21,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "evidence.h"
 #include "fdpass.h"
+#include "label.h"
+#include "mount_counts.h"
 #include "scenario_run.h"
 #include "vfs_util.h"
 #include "watchpol_util.h"
@@ -451,6 +454,162 @@ static enum wl_result audit_records_refused_commits(void)
 	return WL_PASS;
 }
 
+#define CQ_FS "/tmp/wl-counter-query"
+
+/* What the bystander's counter queries got (counter_queries()). */
+struct cq_tally {
+	int err;			/* the child's step that failed, or 0 */
+	unsigned int mounts;		/* mounts statmount() answered */
+	unsigned int mnt_withheld, sb_withheld;
+	bool o_mnt_seen, o_mnt_withheld;	/* CQ_FS, whose root is O */
+};
+
+/* A tmpfs at CQ_FS whose root carries O's label (none in plain). */
+static int cq_mount_object(void)
+{
+	const char *profile = wl_profile();
+	char o[160], opts[256] = "mode=1777";
+
+	if (strcmp(profile, "plain")) {
+		if (wl_label_lookup("object", o, sizeof(o)))
+			return -1;
+		snprintf(opts, sizeof(opts), strcmp(profile, "selinux") ?
+			 "mode=1777,smackfsroot=%s" : "mode=1777,rootcontext=\"%s\"", o);
+	}
+	umount2(CQ_FS, MNT_DETACH);
+	if (wl_mkdir(CQ_FS) || mount("wlcq", CQ_FS, "tmpfs", 0, opts)) {
+		wl_diag("mount tmpfs on %s (%s): %s", CQ_FS, opts, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * In a child that is the bystander (uid 1000, label bystander): both
+ * counters of every mount of the namespace, through listmount() and
+ * statmount() alone, tallied in *t.
+ */
+static int counter_queries(struct cq_tally *t)
+{
+	struct wl_creds c = wl_user(1000);
+	uint64_t o_id = wl_mnt_id(CQ_FS, true), ids[512];
+	int fds[2], status, n;
+	pid_t pid;
+
+	memset(t, 0, sizeof(*t));
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(fds[0]);
+		if (strcmp(wl_profile(), "plain") && wl_label_enter("bystander"))
+			t->err = 1;
+		else if (wl_drop_creds(&c))
+			t->err = 2;
+		else if ((n = wl_listmount(ids, WL_ARRAY_SIZE(ids))) < 0)
+			t->err = 3;
+		for (int i = 0; !t->err && i < n; i++) {
+			struct wl_mount_counts m;
+
+			if (wl_mount_counts_any(ids[i], &m))
+				continue;
+			t->mounts++;
+			t->mnt_withheld += !m.have_mnt;
+			t->sb_withheld += !m.have_sb;
+			if (ids[i] == o_id) {
+				t->o_mnt_seen = true;
+				t->o_mnt_withheld = !m.have_mnt;
+			}
+		}
+		_exit(write(fds[1], t, sizeof(*t)) == sizeof(*t) ? 0 : 1);
+	}
+	close(fds[1]);
+	n = read(fds[0], t, sizeof(*t));
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) ||
+	    n != sizeof(*t))
+		return -1;
+	return 0;
+}
+
+/* Lines of @text that hold any of @words (NULL-ended), written to @out. */
+static unsigned int lines_with_any(const char *text, const char *const *words, char *out,
+				   size_t len)
+{
+	unsigned int count = 0;
+
+	out[0] = '\0';
+	for (const char *l = text; *l; ) {
+		size_t n = strcspn(l, "\n");
+
+		for (const char *const *w = words; *w; w++) {
+			if (memmem(l, n, *w, strlen(*w))) {
+				size_t used = strlen(out);
+
+				snprintf(out + used, len - used, "%.*s\n", (int)n, l);
+				count++;
+				break;
+			}
+		}
+		l += n + (l[n] == '\n');
+	}
+	return count;
+}
+
+/*
+ * A counter query is not a watch (review M1 of 12-07): the bystander asks
+ * statmount() for both counters of every mount, under a policy whose
+ * superblock model judges posts (so watchpol refuses every superblock
+ * counter's query), with a tmpfs whose root is O (so, in a labelled
+ * profile, SELinux's or Smack's own hook refuses that mount's counter: B
+ * may not watch O).  The refused queries leave no trace: no watchpol
+ * decision in its log, no audit record of watchpol, SELinux or Smack.  The
+ * kernel that asked the set-watch hooks with an empty watch logged one
+ * watch decision, and audited one denial, per refused counter.
+ */
+static enum wl_result counter_queries_leave_no_record(void)
+{
+	static const char *const log_words[] = { "hook=watch_mount", "hook=watch_sb", NULL };
+	static const char *const audit_words[] = {
+		"watch_mount", "watch_sb", "{ watch }", NULL
+	};
+	static struct wl_evidence ev;
+	static char found[4096];
+	bool labelled = strcmp(wl_profile(), "plain") != 0;
+	struct cq_tally t;
+	int r, q;
+
+	WL_EXPECT(cq_mount_object() == 0, "the tmpfs whose root is O");
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	r = wp_write_policy_str("default none\nmodel sb schaufler\n");
+	WL_EXPECT(r == 0, "load schaufler for superblocks: %s", strerror(-r));
+	WL_EXPECT(wl_evidence_begin(&ev) == 0 && ev.audit >= 0,
+		  "no audit window: is CONFIG_AUDIT on?");
+	q = counter_queries(&t);
+	wl_evidence_take(&ev);
+	wl_evidence_end(&ev);
+	WL_EXPECT(wp_restore_policy(), "could not restore the policy");
+	umount2(CQ_FS, MNT_DETACH);
+	WL_EXPECT(q == 0 && !t.err, "the bystander's queries failed (step %d)", t.err);
+	wl_diag("%u mounts: %u mount counters and %u superblock counters withheld", t.mounts,
+		t.mnt_withheld, t.sb_withheld);
+	WL_EXPECT(t.mounts > 0 && t.o_mnt_seen, "statmount() answered no mount, or not %s",
+		  CQ_FS);
+	WL_EXPECT(t.sb_withheld == t.mounts,
+		  "%u of %u superblock counters returned under schaufler",
+		  t.mounts - t.sb_withheld, t.mounts);
+	WL_EXPECT(t.o_mnt_withheld == labelled,
+		  "the counter of %s, whose root is O, was %s to the bystander", CQ_FS,
+		  t.o_mnt_withheld ? "withheld" : "returned");
+	WL_EXPECT(lines_with_any(ev.log, log_words, found, sizeof(found)) == 0,
+		  "counter queries left watch decisions in watchpol's log:\n%s", found);
+	WL_EXPECT(lines_with_any(ev.audit_text, audit_words, found, sizeof(found)) == 0,
+		  "counter queries left audit records:\n%s", found);
+	return WL_PASS;
+}
+
 static const struct wl_test tests[] = {
 	{ "audit_records_changes_and_denials", audit_records_changes_and_denials },
 	{ "audit_records_permissive_denials", audit_records_permissive_denials },
@@ -458,6 +617,7 @@ static const struct wl_test tests[] = {
 	{ "audit_post_denials_limited_per_triggerer", audit_post_denials_limited_per_triggerer },
 	{ "audit_loads_never_limited", audit_loads_never_limited },
 	{ "audit_records_refused_commits", audit_records_refused_commits },
+	{ "counter_queries_leave_no_record", counter_queries_leave_no_record },
 };
 
 WL_SUITE(suite_audit, tests, .stage = WL_STAGE_FIRST, .applies = audit_applies,
