@@ -32,7 +32,7 @@ PROFILE ?= plain
 # The debug kernel (KASAN, lockdep, kmemleak) boots the plain profile in
 # `make test`, every suite, and the smack profile, the suites where Smack's
 # hooks, the series' Smack patches and audit run (the scenarios under none
-# and closed: testcases/runner/core/main.c, model_runs()).
+# and closed: testcases/runner/core/run.c, model_runs()).
 DEBUG_PROFILE := plain
 LABELLED_DEBUG_PROFILE := smack
 LABELLED_DEBUG_SUITES := suite_boot,suite_labels_smack,suite_native_smack,suite_recheck_smack,suite_smack_imports,suite_fput_smack,suite_scenarios,suite_properties,suite_kmemleak
@@ -69,11 +69,14 @@ UAPI := $(B)/uapi
 GUEST := $(B)/guest
 INITRD := $(B)/initramfs.cpio
 
-# The runner's layers, lowest first: core (entry point, KTAP, registry),
+# The runner's layers, lowest first: core (running suites, KTAP, registry),
 # lib (helpers), scenario (the data-driven engine), cmd (the workbench
-# commands of make shell, /bin/wl), suites (the tests).
+# commands of make shell, /bin/wl), suites (the tests); the entry point,
+# testcases/runner/main.c, above them.  A file calls only into its own layer
+# or lower ones, in no circle (harness/runner_layers.py, host suite runner).
 RUNNER_LAYERS := core lib scenario cmd suites
-RUNNER_SRC := $(foreach l,$(RUNNER_LAYERS),$(wildcard testcases/runner/$(l)/*.c))
+RUNNER_SRC := testcases/runner/main.c \
+	$(foreach l,$(RUNNER_LAYERS),$(wildcard testcases/runner/$(l)/*.c))
 RUNNER_HDR := $(foreach l,$(RUNNER_LAYERS),$(wildcard testcases/runner/$(l)/*.h))
 # The profile and model lists, generated from images/profiles and
 # policy/watchpol/models (harness/report.py reads the same two files).

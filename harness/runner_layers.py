@@ -34,7 +34,8 @@ that WL_SUITE and WL_REGISTER hand it, upward by design; the entry point
 above every layer is what calls through it.
 
 Usage: runner_layers.py [--dot] [RUNNER_DIR [MAKEFILE]]; exit 1 on any
-failed check.  --dot prints the file graph instead (Graphviz).
+failed check, 2 when it could not read the tree.  --dot prints the file
+graph instead (Graphviz).
 """
 
 import re
@@ -112,6 +113,8 @@ class Tree:
         self.files = sorted(
             p.relative_to(self.root).as_posix()
             for p in self.root.rglob("*") if p.suffix in (".c", ".h") and p.is_file())
+        if not self.files:
+            raise SystemExit(f"{self.root}: no .c or .h file")
         self.text = {f: strip((self.root / f).read_text(errors="replace")) for f in self.files}
         self.includes = {f: self._includes(f) for f in self.files}
         self.defs = {}          # function or variable -> the .c file defining it
@@ -295,7 +298,11 @@ def main(argv):
     args = [a for a in argv if a != "--dot"]
     root = Path(args[0]) if args else TOP / "testcases/runner"
     makefile = Path(args[1]) if len(args) > 1 else TOP / "Makefile"
-    tree = Tree(root, layers_of(makefile))
+    try:
+        tree = Tree(root, layers_of(makefile))
+    except (OSError, SystemExit) as e:
+        print(f"not ok\trunner_layers_script\t{e}")
+        return 2
     if dot:
         print(tree.dot())
         return 0
