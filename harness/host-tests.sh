@@ -18,7 +18,7 @@
 #   runner     - every suite file of the in-guest runner registers a suite,
 #                each layer includes and calls only its own and lower layers,
 #                in no circle, with main() above them (harness/runner_layers.py),
-#                and README.md quotes each walkthrough transcript as it is
+#                and docs/workbench.md quotes each walkthrough transcript as it is
 #   syscalls   - the watch syscalls' numbers agree across the tree's tables
 #                and the installed UAPI headers, and clash with no mainline
 #                syscall (harness/syscall-numbers.sh)
@@ -285,19 +285,19 @@ while IFS=$'\t' read -r ok name diag; do
 	result "$([ "$ok" = ok ] && echo 1 || echo 0)" "$name" ${diag:+"$diag"}
 done < <(python3 harness/runner_layers.py 2>&1 || [ $? = 1 ] ||
 	printf 'not ok\trunner_layers_script\tharness/runner_layers.py failed\n')
-# The README's walkthrough is the transcript suite_workbench_walkthrough runs:
+# docs/workbench.md's walkthrough is the transcript suite_workbench_walkthrough runs:
 # the fenced block after its marker must be the file, line for line.
 for t in testcases/walkthrough/*.txt; do
 	quoted=$(awk -v m="<!-- walkthrough: $t -->" '
 		$0 == m { found = 1; next }
 		found && /^```/ { if (inside) exit; inside = 1; next }
-		inside { print }' README.md)
+		inside { print }' docs/workbench.md)
 	if [ -z "$quoted" ]; then
-		result 0 "readme_quotes:${t##*/}" "README.md has no block after <!-- walkthrough: $t -->"
+		result 0 "readme_quotes:${t##*/}" "docs/workbench.md has no block after <!-- walkthrough: $t -->"
 	elif [ "$quoted" = "$(cat "$t")" ]; then
 		result 1 "readme_quotes:${t##*/}"
 	else
-		result 0 "readme_quotes:${t##*/}" "README.md's block differs from $t:" \
+		result 0 "readme_quotes:${t##*/}" "docs/workbench.md's block differs from $t:" \
 			"$(diff <(echo "$quoted") "$t" | head -20)"
 	fi
 done
