@@ -102,7 +102,8 @@ help:
 	@echo "  make lab        build the lab kernel and initramfs, boot every profile ($(PROFILES)),"
 	@echo "                  run every scenario and print the comparison matrix"
 	@echo "  make test       everything 'lab' does, plus the debug kernel (KASAN, lockdep,"
-	@echo "                  kmemleak) and the host-side suites; ends with 'N passed, N failed'"
+	@echo "                  kmemleak), the host-side suites, one mutant and one boot through"
+	@echo "                  LAVA's lava-run; ends with 'N passed, N failed'"
 	@echo "  make shell PROFILE=plain|selinux|smack"
 	@echo "                  boot the lab kernel to an interactive busybox shell"
 	@echo "  make bench      the posting benchmark: boot no LSM, watchpol, Smack and both,"
@@ -121,7 +122,8 @@ help:
 	@echo "                  and each patch's coverage in results/coverage/ (not part of make test)"
 	@echo "  make series-check"
 	@echo "                  git am the patch series onto pristine 6.12, build it patch by patch"
-	@echo "                  and run checkpatch --strict on every patch (not part of make test)"
+	@echo "                  and run checkpatch --strict on every patch, then sparse, W=1,"
+	@echo "                  coccicheck and kernel-doc on what it touches (not part of make test)"
 	@echo "  make series-export AUTHOR='Full Name <address>'"
 	@echo "                  the series as it would be mailed upstream: AUTHOR's From: and"
 	@echo "                  Signed-off-by, watchpol's sources in its patch, a cover letter"
@@ -148,6 +150,7 @@ help:
 	@echo "           initramfs and command line could be replayed from build/boot-cache),"
 	@echo "           BOOT_JOBS=N (boots at once; default one per core),"
 	@echo "           STEPS=N (lab and test run N build steps at once; default 2)"
+	@echo "more: README.md, then docs/ (a file per task) and SECURITY.md"
 
 # `make deps` alone: the install already ran while make read this file.
 deps:
