@@ -32,7 +32,7 @@ PROFILE ?= plain
 # The debug kernel (KASAN, lockdep, kmemleak) boots the plain profile in
 # `make test`, every suite, and the smack profile, the suites where Smack's
 # hooks, the series' Smack patches and audit run (the scenarios under none
-# and closed: testcases/runner/core/main.c, model_runs()).
+# and closed: testcases/runner/core/run.c, model_runs()).
 DEBUG_PROFILE := plain
 LABELLED_DEBUG_PROFILE := smack
 LABELLED_DEBUG_SUITES := suite_boot,suite_labels_smack,suite_native_smack,suite_recheck_smack,suite_smack_imports,suite_fput_smack,suite_scenarios,suite_properties,suite_kmemleak
@@ -69,11 +69,14 @@ UAPI := $(B)/uapi
 GUEST := $(B)/guest
 INITRD := $(B)/initramfs.cpio
 
-# The runner's layers, lowest first: core (entry point, KTAP, registry),
+# The runner's layers, lowest first: core (running suites, KTAP, registry),
 # lib (helpers), scenario (the data-driven engine), cmd (the workbench
-# commands of make shell, /bin/wl), suites (the tests).
+# commands of make shell, /bin/wl), suites (the tests); the entry point,
+# testcases/runner/main.c, above them.  A file calls only into its own layer
+# or lower ones, in no circle (harness/runner_layers.py, host suite runner).
 RUNNER_LAYERS := core lib scenario cmd suites
-RUNNER_SRC := $(foreach l,$(RUNNER_LAYERS),$(wildcard testcases/runner/$(l)/*.c))
+RUNNER_SRC := testcases/runner/main.c \
+	$(foreach l,$(RUNNER_LAYERS),$(wildcard testcases/runner/$(l)/*.c))
 RUNNER_HDR := $(foreach l,$(RUNNER_LAYERS),$(wildcard testcases/runner/$(l)/*.h))
 # The profile and model lists, generated from images/profiles and
 # policy/watchpol/models (harness/report.py reads the same two files).
@@ -99,7 +102,8 @@ help:
 	@echo "  make lab        build the lab kernel and initramfs, boot every profile ($(PROFILES)),"
 	@echo "                  run every scenario and print the comparison matrix"
 	@echo "  make test       everything 'lab' does, plus the debug kernel (KASAN, lockdep,"
-	@echo "                  kmemleak) and the host-side suites; ends with 'N passed, N failed'"
+	@echo "                  kmemleak), the host-side suites, one mutant and one boot through"
+	@echo "                  LAVA's lava-run; ends with 'N passed, N failed'"
 	@echo "  make shell PROFILE=plain|selinux|smack"
 	@echo "                  boot the lab kernel to an interactive busybox shell"
 	@echo "  make bench      the posting benchmark: boot no LSM, watchpol, Smack and both,"
@@ -118,7 +122,8 @@ help:
 	@echo "                  and each patch's coverage in results/coverage/ (not part of make test)"
 	@echo "  make series-check"
 	@echo "                  git am the patch series onto pristine 6.12, build it patch by patch"
-	@echo "                  and run checkpatch --strict on every patch (not part of make test)"
+	@echo "                  and run checkpatch --strict on every patch, then sparse, W=1,"
+	@echo "                  coccicheck and kernel-doc on what it touches (not part of make test)"
 	@echo "  make series-export AUTHOR='Full Name <address>'"
 	@echo "                  the series as it would be mailed upstream: AUTHOR's From: and"
 	@echo "                  Signed-off-by, watchpol's sources in its patch, a cover letter"
@@ -145,6 +150,7 @@ help:
 	@echo "           initramfs and command line could be replayed from build/boot-cache),"
 	@echo "           BOOT_JOBS=N (boots at once; default one per core),"
 	@echo "           STEPS=N (lab and test run N build steps at once; default 2)"
+	@echo "more: README.md, then docs/ (a file per task) and SECURITY.md"
 
 # `make deps` alone: the install already ran while make read this file.
 deps:

@@ -384,7 +384,7 @@ done
 		"$([ "$unit" = us ] && echo microseconds || echo 'instructions (icount)')"
 	if [ "$unit" = insn ]; then
 		printf 'under icount QEMU runs the two vCPUs in turn, not at once: no stall is measured, only the\n'
-		printf 'call, with the other CPU idle (README, "The mount_lock benchmark"; BENCH_CLOCK=wall for the stall)\n'
+		printf 'call, with the other CPU idle (docs/benchmarks.md, "The mount_lock benchmark"; BENCH_CLOCK=wall for the stall)\n'
 	fi
 	printf '\n'
 	lock_rows mount_lock
@@ -399,7 +399,7 @@ done
 		"$([ "$unit" = us ] && echo microseconds || echo 'instructions (icount)')"
 	if [ "$unit" = insn ]; then
 		printf 'under icount the woken reader runs only when the changer'"'"'s turn ends: no stall is\n'
-		printf 'measured, only the call (README, "The mount_lock benchmark"; BENCH_CLOCK=wall for the stall)\n'
+		printf 'measured, only the call (docs/benchmarks.md, "The mount_lock benchmark"; BENCH_CLOCK=wall for the stall)\n'
 	fi
 	printf '\n'
 	lock_rows namespace_sem

@@ -9,14 +9,16 @@
 #                (harness/test_html_report.py: a made-up run in Chromium) and
 #                make coverage's (harness/test_coverage.py: lcov parsing, blame
 #                attribution), make mutants' judge (harness/test_mutants_report.py:
-#                recorded runs, no boot) and series-check's maintainers' checks
-#                (harness/test_series_lint.py)
+#                recorded runs, no boot), series-check's maintainers' checks
+#                (harness/test_series_lint.py) and the runner's layering checker
+#                (harness/test_runner_layers.py)
 #   scenarios  - testcases/scenarios/ parses (every "scenario" line of the files) and
 #                malformed scenario files fail with their file and line
 #   entry      - every make goal installs the packages before any rule runs
 #   runner     - every suite file of the in-guest runner registers a suite,
-#                each layer includes only its own and lower layers' headers,
-#                and README.md quotes each walkthrough transcript as it is
+#                each layer includes and calls only its own and lower layers,
+#                in no circle, with main() above them (harness/runner_layers.py),
+#                and docs/workbench.md quotes each walkthrough transcript as it is
 #   syscalls   - the watch syscalls' numbers agree across the tree's tables
 #                and the installed UAPI headers, and clash with no mainline
 #                syscall (harness/syscall-numbers.sh)
@@ -120,7 +122,7 @@ begin
 # Each harness unit test file, and the name of its result.
 for t in test_report:report_parser test_lava:lava_jobs test_html_report:html_page \
 	test_coverage:coverage_report test_mutants_report:mutants_judge \
-	test_series_lint:series_lint; do
+	test_series_lint:series_lint test_runner_layers:runner_layers; do
 	if out=$(python3 "$top/harness/${t%%:*}.py" 2>&1); then
 		result 1 "${t#*:}" "$(echo "$out" | tail -1)"
 	else
@@ -276,42 +278,26 @@ for f in testcases/runner/suites/*.c; do
 		result 0 "registers_a_suite:${f##*/}" "$f defines no suite (WL_SUITE(name, tests) at the end)"
 	fi
 done
-# Layers, lowest first: core, lib, scenario, cmd, suites.  A file includes
-# only headers of its own layer or lower ones (wl_lists.h is generated for all).
-layers="core lib scenario cmd suites"
-allowed=""
-for layer in $layers; do
-	allowed+=" $layer"
-	bad=""
-	for f in testcases/runner/"$layer"/*.[ch]; do
-		while read -r h; do
-			[ "$h" = wl_lists.h ] && continue
-			found=0
-			for l in $allowed; do
-				[ -f "testcases/runner/$l/$h" ] && found=1
-			done
-			[ "$found" = 1 ] || bad+="${f#testcases/runner/} includes $h"$'\n'
-		done < <(sed -n 's/^#include "\(.*\)"/\1/p' "$f")
-	done
-	if [ -z "$bad" ]; then
-		result 1 "includes_point_down:$layer"
-	else
-		result 0 "includes_point_down:$layer" "${bad%$'\n'}"
-	fi
-done
-# The README's walkthrough is the transcript suite_workbench_walkthrough runs:
+# The layers (the Makefile's RUNNER_LAYERS, lowest first) and the entry point
+# above them: per layer, no upward include, no upward call and no circle, in
+# the graph harness/runner_layers.py derives from the includes.
+while IFS=$'\t' read -r ok name diag; do
+	result "$([ "$ok" = ok ] && echo 1 || echo 0)" "$name" ${diag:+"$diag"}
+done < <(python3 harness/runner_layers.py 2>&1 || [ $? = 1 ] ||
+	printf 'not ok\trunner_layers_script\tharness/runner_layers.py failed\n')
+# docs/workbench.md's walkthrough is the transcript suite_workbench_walkthrough runs:
 # the fenced block after its marker must be the file, line for line.
 for t in testcases/walkthrough/*.txt; do
 	quoted=$(awk -v m="<!-- walkthrough: $t -->" '
 		$0 == m { found = 1; next }
 		found && /^```/ { if (inside) exit; inside = 1; next }
-		inside { print }' README.md)
+		inside { print }' docs/workbench.md)
 	if [ -z "$quoted" ]; then
-		result 0 "readme_quotes:${t##*/}" "README.md has no block after <!-- walkthrough: $t -->"
+		result 0 "readme_quotes:${t##*/}" "docs/workbench.md has no block after <!-- walkthrough: $t -->"
 	elif [ "$quoted" = "$(cat "$t")" ]; then
 		result 1 "readme_quotes:${t##*/}"
 	else
-		result 0 "readme_quotes:${t##*/}" "README.md's block differs from $t:" \
+		result 0 "readme_quotes:${t##*/}" "docs/workbench.md's block differs from $t:" \
 			"$(diff <(echo "$quoted") "$t" | head -20)"
 	fi
 done

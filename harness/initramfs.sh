@@ -3,7 +3,7 @@
 # busybox-static and its applets, the lab's static programs, Debian's
 # keyctl (keyutils, dynamically linked: with its shared libraries and the
 # loader, at the paths it was linked against), /init, the policies, the
-# scenarios and the README's walkthrough.
+# scenarios and the workbench's walkthrough (docs/workbench.md).
 # usage: initramfs.sh OUT.cpio [DEST=FILE]... PROGRAM...
 # A DEST=FILE argument packs a generated FILE (the compiled SELinux policy)
 # as DEST in the guest; a PROGRAM goes to /bin.

@@ -22,7 +22,7 @@
 # flipped on one vCPU while the other ran its site oopsed ("Oops: int3")
 # in 6 boots of 6 under multi-threaded TCG, within 2 to 76 flips, and
 # watchpol's hook toggle in 3 of 3; single-threaded TCG and icount never
-# did, over 54,000 flips and 12,000 toggles (README, "Jump labels").
+# did, over 54,000 flips and 12,000 toggles (docs/benchmarks.md, "Jump labels").
 qemu_machine() {
 	local accel=$1
 

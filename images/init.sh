@@ -108,7 +108,7 @@ dump_gcov() {
 
 if [ "$mode" = shell ]; then
 	echo "watchlab shell ($profile): wl --help (watch, as, policy, scenario), keyctl, wlrun --help;"
-	echo "policies in /etc/watchlab, the README's walkthrough in /etc/watchlab/walkthrough; exit to power off"
+	echo "policies in /etc/watchlab, docs/workbench.md's walkthrough in /etc/watchlab/walkthrough; exit to power off"
 	setsid cttyhack sh || true
 else
 	# shellcheck disable=SC2086 # one suite name per word

@@ -3,7 +3,7 @@
  * cmd.h - the workbench commands of `make shell`: one program, wl, in the
  * runner's binary (/bin/wl links to /bin/wlrun), built on the runner's own
  * library and scenario engine.  Each subcommand is a file cmd_<name>.c;
- * wl.c dispatches.  A subcommand returns its exit status: 0, 1 for a
+ * wl.c dispatches, and cmd_util.c has the helpers they share.  A subcommand returns its exit status: 0, 1 for a
  * failure of what it did, 2 for bad arguments (after its usage).
  */
 #ifndef WL_CMD_H

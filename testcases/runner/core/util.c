@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * util.c - KTAP diagnostics, matrix cells, boot facts and credential switching.
+ * util.c - matrix cells, boot facts and credential switching (the KTAP
+ * diagnostics are diag.c's).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -162,32 +163,6 @@ long wl_now_ms(void)
 double wl_now_s(void)
 {
 	return wl_now_ns() / 1e9;
-}
-
-/* A command's name (wl_diag_as()), or NULL: diagnostics are KTAP lines. */
-static const char *diag_program;
-
-void wl_diag_as(const char *program)
-{
-	diag_program = program;
-}
-
-void wl_diag(const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!diag_program) {
-		ktap_line("# %s", msg);
-		return;
-	}
-	/* One write, as ktap_line() does, so lines from children stay whole. */
-	n = dprintf(STDERR_FILENO, "%s: %s\n", diag_program, msg);
-	(void)n;
 }
 
 void wl_matrix(const struct wl_cell *c)

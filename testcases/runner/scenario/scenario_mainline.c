@@ -25,11 +25,57 @@
  *   mount_setattr(), a superblock remount or quota, a block I/O error, a
  *   USB reset or stall, a detached fsmount tree's release (its anonymous
  *   namespace cannot be marked), the series' statmount() counters.
+ *
+ * Here too is where every cell's expectation comes from (scn_expected()):
+ * its row's expect line, the one of the model a model is like or builds
+ * on, or, in a mainline column, the rules above.  The two call each other
+ * (a key row's mainline cell expects what its none cell expects), so they
+ * share this file with the profile and model lists they read
+ * (images/profiles, policy/watchpol/models); the parser checks each row
+ * with them.
  */
+#include <stdio.h>
 #include <string.h>
 #include <linux/capability.h>
 
 #include "scenario.h"
+#include "wl_lists.h"
+
+const char *const scn_profiles[] = { WL_PROFILES, NULL };
+const char *const scn_models[] = { WL_MODELS, NULL };
+static const char *const model_profiles[] = { WL_MODEL_PROFILES };
+static const char *const model_like[] = { WL_MODEL_LIKE };
+static const char *const model_from[] = { WL_MODEL_FROM };
+static const char *const model_mechanism[] = { WL_MODEL_MECHANISM };
+
+static int model_index(const char *model)
+{
+	for (int i = 0; scn_models[i]; i++)
+		if (strcmp(scn_models[i], model) == 0)
+			return i;
+	return -1;
+}
+
+bool scn_model_in_profile(const char *model, const char *profile)
+{
+	int m = model_index(model);
+	char list[128], *save = NULL;
+
+	if (m < 0 || !model_profiles[m][0])
+		return m >= 0;
+	snprintf(list, sizeof(list), "%s", model_profiles[m]);
+	for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		if (strcmp(p, profile) == 0)
+			return true;
+	return false;
+}
+
+bool scn_model_mainline(const char *model)
+{
+	int m = model_index(model);
+
+	return m >= 0 && strcmp(model_mechanism[m], "mainline") == 0;
+}
 
 const char *scn_mechanism_name(enum scn_mechanism m)
 {
@@ -129,4 +175,60 @@ enum scn_result scn_mainline_rule(const struct scenario *s, const char *profile,
 		return SCN_BLOCKED;
 	}
 	return SCN_DELIVERED;
+}
+
+/* The expect line that decides a cell, or NULL. */
+static const struct scn_expect *expect_line(const struct scenario *s, const char *profile,
+					    const char *model, unsigned int variant)
+{
+	const struct scn_expect *r = NULL;
+	int m = model_index(model);
+
+	/*
+	 * A model that must match another's cells ("like=" in the models
+	 * file) or builds on another ("from=") expects what the other does,
+	 * unless an expect line names it.
+	 */
+	if (m >= 0 && (model_like[m][0] || model_from[m][0])) {
+		const char *base = model_like[m][0] ? model_like[m] : model_from[m];
+		bool named = false;
+
+		for (size_t i = 0; i < s->nexpect; i++)
+			named |= strcmp(s->expect[i].model, model) == 0;
+		if (!named)
+			return expect_line(s, profile, base, variant);
+	}
+	/* "*" is every watch_queue model: the mainline column is named, or derived. */
+	for (size_t i = 0; i < s->nexpect; i++) {
+		const struct scn_expect *e = &s->expect[i];
+
+		if ((strcmp(e->profile, "*") == 0 || strcmp(e->profile, profile) == 0) &&
+		    ((strcmp(e->model, "*") == 0 && !scn_model_mainline(model)) ||
+		     strcmp(e->model, model) == 0) &&
+		    (!e->variant || (e->variant & variant)))
+			r = e;
+	}
+	return r;
+}
+
+enum scn_result scn_expected(const struct scenario *s, const char *profile,
+			     const char *model, unsigned int variant)
+{
+	const struct scn_expect *e = expect_line(s, profile, model, variant);
+	const char *where;
+
+	if (!e && scn_model_mainline(model))
+		return scn_mainline_rule(s, profile, variant, &where);
+	return e ? e->result : SCN_UNSET;
+}
+
+const char *scn_expected_where(const struct scenario *s, const char *profile,
+			       const char *model, unsigned int variant)
+{
+	const struct scn_expect *e = expect_line(s, profile, model, variant);
+	const char *where = "";
+
+	if (!e && scn_model_mainline(model))
+		scn_mainline_rule(s, profile, variant, &where);
+	return e ? e->where : where;
 }

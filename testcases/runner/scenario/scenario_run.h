@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "devices_util.h"
 #include "evidence.h"
@@ -54,8 +55,15 @@ int scn_object_hand_off(struct scn_ctx *c);
 
 /* As the watcher or setter: set the watch; 0 or the errno. */
 int scn_watch(struct scn_ctx *c, int qfd, int watch_id);
-/* The fixture's directory as the watcher reaches it (through c->via). */
-void scn_object_path(const struct scn_ctx *c, char *buf, size_t len);
+/*
+ * The fixture's directory as the watcher reaches it (through c->via).
+ * Inline: the sources (source_*.c) use it, and scenario_sources.c above
+ * them calls them.
+ */
+static inline void scn_object_path(const struct scn_ctx *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", c->via, c->dir);
+}
 
 /*
  * As the triggerer of a watch-via row, in its own mount namespace: the

@@ -53,11 +53,6 @@ int scn_trigger_ns_setup(struct scn_ctx *c)
 	return a->prepare ? a->prepare(c) : 0;
 }
 
-void scn_object_path(const struct scn_ctx *c, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s", c->via, c->dir);
-}
-
 void scn_fixture_teardown(struct scn_ctx *c)
 {
 	const struct scn_action *a = c->s->action;

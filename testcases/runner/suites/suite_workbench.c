@@ -4,8 +4,8 @@
  * wl as, wl policy, wl scenario; cmd/), run as a user runs them: through
  * /bin/wl and a shell, output and exit status checked.  Each command's
  * normal path and its errors (a bad argument is a usage error and changes
- * nothing), and, in the smack profile, the README's walkthrough: the
- * transcript testcases/walkthrough/smack.txt (which the README quotes; a
+ * nothing), and, in the smack profile, docs/workbench.md's walkthrough: the
+ * transcript testcases/walkthrough/smack.txt (which docs/workbench.md quotes; a
  * host test keeps the two equal) is run command by command and its output
  * must be the transcript's.
  */
@@ -430,7 +430,7 @@ WL_SUITE_IF(suite_workbench, tests, not_debug, "not in the debug boot",
 WL_SUITE_IF(suite_workbench_policy, policy_tests, watchpol,
 	    "no watchpol in this kernel, or the debug boot", .setup = setup, .teardown = teardown);
 
-/* ---- the README's walkthrough, in the smack profile ---- */
+/* ---- docs/workbench.md's walkthrough, in the smack profile ---- */
 
 /* Append text to a shell script, single-quoted. */
 static void put_quoted(FILE *f, const char *s, size_t n)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wlrun - watchlab's in-guest runner.  Runs every suite that applies to
- * this boot (or those named on the command line) and reports KTAP on stdout.
- * Each test runs in its own child process with a time limit, so a crash or
- * a hang is reported as that test's failure and the run goes on.
+ * run.c - run a suite: each test in its own child process with a time
+ * limit and the suite's fixture, so a crash or a hang is reported as that
+ * test's failure and the run goes on; once per variant (transport, or each
+ * model this boot runs); as KTAP.  The entry point (../main.c) picks the
+ * suites.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,7 +17,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
-#include "registry.h"
+#include "run.h"
 #include "wl.h"
 #include "wl_lists.h"
 
@@ -121,20 +122,6 @@ static enum wl_result run_one(const struct wl_suite *s, size_t i)
 	default:
 		return WL_FAIL;
 	}
-}
-
-/*
- * A suite named on the command line runs whether it applies or not.  A
- * bring-your-own-LSM boot runs (and lists) its own suites only.
- */
-static bool selected(const struct wl_suite *s, int argc, char **argv)
-{
-	if (argc < 2)
-		return !wl_byo_lsm() || s->byo;
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], s->name) == 0)
-			return true;
-	return false;
 }
 
 int wl_load_model(const char *model)
@@ -276,14 +263,14 @@ static size_t variants_of(const struct wl_suite *s, struct wl_variant *v)
 }
 
 /* How many KTAP results a suite produces in this boot. */
-static unsigned int runs_of(const struct wl_suite *s)
+unsigned int wl_runs_of(const struct wl_suite *s)
 {
 	struct wl_variant v[WL_MAX_VARIANTS];
 
 	return variants_of(s, v);
 }
 
-static bool run_selected(const struct wl_suite *s, bool skip, unsigned int *num)
+bool wl_run_selected(const struct wl_suite *s, bool skip, unsigned int *num)
 {
 	struct wl_variant v[WL_MAX_VARIANTS];
 	size_t n = variants_of(s, v);
@@ -315,71 +302,4 @@ static bool run_selected(const struct wl_suite *s, bool skip, unsigned int *num)
 		ok = false;
 	unsetenv("WATCHLAB_MODEL");
 	return ok;
-}
-
-static void usage(FILE *f, const struct wl_suite *const *suites, size_t n)
-{
-	fprintf(f, "usage: wlrun [--list] [SUITE...]\n"
-		"Run the suites that apply to this boot, or the SUITEs named (whether they\n"
-		"apply or not), and print KTAP on stdout.\n"
-		"  --list     print the KTAP this boot must produce, running nothing\n"
-		"             (the boot's command line from $WATCHLAB_CMDLINE)\n"
-		"  -h, --help this text\n"
-		"The suites, in the order they run:\n");
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "  %s%s\n", suites[i]->name,
-			suites[i]->axis == WL_AXIS_TRANSPORT ? " (and _ring)" :
-			suites[i]->axis == WL_AXIS_MODEL ? " (@MODEL, once per model)" : "");
-	fprintf(f, "The workbench commands (wl --help) are the same program, as /bin/wl.\n");
-}
-
-int main(int argc, char **argv)
-{
-	unsigned int nsel = 0, num = 0;
-	size_t nsuites;
-	const struct wl_suite *const *suites = wl_suites(&nsuites);
-	int (*program)(int, char **) = wl_program(basename(argv[0]));
-	bool ok = true;
-
-	if (program)
-		return program(argc, argv);
-	/* KTAP goes to the console; a test's own stdout must not buffer. */
-	setvbuf(stdout, NULL, _IONBF, 0);
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		usage(stdout, suites, nsuites);
-		return 0;
-	}
-	if (argc > 1 && strcmp(argv[1], "--list") == 0) {
-		wl_set_listing();
-		argv[1] = argv[0];
-		argv++;
-		argc--;
-	} else {
-		wl_run_inits();
-	}
-	for (int a = 1; a < argc; a++) {
-		size_t i;
-
-		for (i = 0; i < nsuites && strcmp(argv[a], suites[i]->name); i++)
-			;
-		if (i == nsuites) {
-			fprintf(stderr, "wlrun: %s %s\n", argv[a][0] == '-' ?
-				"unknown option" : "no suite named", argv[a]);
-			usage(stderr, suites, nsuites);
-			return 2;
-		}
-	}
-	for (size_t i = 0; i < nsuites; i++)
-		if (selected(suites[i], argc, argv))
-			nsel += runs_of(suites[i]);
-	ktap_line("KTAP version 1");
-	ktap_line("1..%u", nsel);
-	for (size_t i = 0; i < nsuites; i++) {
-		const struct wl_suite *s = suites[i];
-
-		if (selected(s, argc, argv))
-			ok &= run_selected(s, argc < 2 && s->applies && !s->applies(), &num);
-	}
-	ktap_line("# watchlab: runner finished, profile=%s", wl_profile());
-	return ok ? 0 : 1;
 }
