@@ -215,7 +215,7 @@ $(KSELFTEST): $(TREE_KEY) $(UAPI)/.stamp
 	@gcc -std=gnu11 -O2 -Wall -static -fmacro-prefix-map=$(B)/linux/= -isystem $(UAPI)/include -o $@ \
 		$(B)/linux/tools/testing/selftests/watch_queue/watch_queue_test.c
 
-# The kselftest of fanotify mount-namespace marks (kernel-patches 0034),
+# The kselftest of fanotify mount-namespace marks (kernel-patches 0033),
 # from the patched tree; the runner's suite_mount_notify runs it in every boot.
 MOUNT_NOTIFY_TEST := $(GUEST)/mount-notify_test
 $(MOUNT_NOTIFY_TEST): $(TREE_KEY) $(UAPI)/.stamp

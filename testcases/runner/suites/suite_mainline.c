@@ -14,7 +14,7 @@
  *   the group was made in and in the one owning the mount namespace, then
  *   SELinux's file:watch_mountns on the nsfs file; Smack checks nothing;
  * - a mark on a path that is no mount namespace is EINVAL, also from a
- *   user namespace (the NULL dereference fixed in 6.17, 0032);
+ *   user namespace (the NULL dereference fixed in 6.17, folded into 0031);
  * - FAN_FS_ERROR needs CAP_SYS_ADMIN and reports the first error of a
  *   filesystem in full and counts the ones after it;
  * - any uid hears every uevent on NETLINK_KOBJECT_UEVENT, no hook deciding,
@@ -396,7 +396,7 @@ static int userns_not_nsfs(void *arg)
 }
 
 /*
- * Anderson Nascimento's reproducer (0032's changelog): unshare -Urm, then
+ * Anderson Nascimento's reproducer (mainline 62e59ffe8787, folded into 0031): unshare -Urm, then
  * a mount-namespace mark on a plain directory.  6.16 dereferenced NULL
  * here; the fix makes it EINVAL.  A kernel without the fix oopses, which
  * kills the child and leaves an Oops on the console.

@@ -493,7 +493,7 @@ static enum wl_result propagation_records(void)
 /*
  * MOVE_MOUNT_SET_GROUP puts a private mount in another's peer group: a
  * propagation change, reported as mount(2) and mount_setattr() report one
- * (SETATTR on the mount, its counter moved).  Until 0035 it posted and
+ * (SETATTR on the mount, its counter moved).  Until 0034 it posted and
  * counted nothing (12-07 review L1), and a watcher that kept mountinfo's
  * "shared:" field went stale.
  */

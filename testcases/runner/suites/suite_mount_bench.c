@@ -51,7 +51,7 @@
  * (namespace_sem for reading, and mount_notes_mutex, which every remount
  * and mount_setattr() in the system takes) collects FANOUT_SUBS + 1 notes,
  * each for every watch: (FANOUT_SUBS + 1) * FANOUT_W deliveries unless the
- * kernel bounds them (MOUNT_POSTS_MAX, 0035).  A child in a mount
+ * kernel bounds them (MOUNT_POSTS_MAX, 0034).  A child in a mount
  * namespace of its own (CPU 1) mounts and unmounts a tmpfs in a loop, each
  * mount() needing namespace_sem for writing: the longest of its calls that
  * overlapped a round is what another namespace's mount() waits.  The floor
