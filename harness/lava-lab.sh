@@ -140,6 +140,7 @@ objects() {
 		say "configuring lavacli's identity watchlab ($url, user $user)"
 		XDG_CONFIG_HOME=$state lavacli identities add --uri "$url/RPC2" \
 			--username "$user" --token "$secret" watchlab
+		chmod 600 "$state/lavacli.yaml"
 	fi
 }
 
