@@ -19,6 +19,8 @@ a block lava_lab (started, stopped, nothing left running) and one block
 lava_server_BOOT per boot (job_complete, results_equal_lab).
 """
 
+import contextlib
+import fcntl
 import os
 import signal
 import subprocess
@@ -35,6 +37,35 @@ LAVA_LAB = HARNESS / "lava-lab.sh"
 IDENTITY = "watchlab"
 # Debian's tools first: lavacli is Debian's python3's.
 PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
+# One lab session (start to stop) at a time on this machine: every clone's
+# make test uses the same database, port, worker and device, and a session
+# stops the PostgreSQL it started.
+LOCK = Path("/run/lock/watchlab-lava-lab.lock")
+LOCK_WAIT_S = 30 * 60
+
+
+class LabBusy(Exception):
+    """Another session held the lab too long."""
+
+
+@contextlib.contextmanager
+def session_lock(path=LOCK, wait=LOCK_WAIT_S):
+    """Hold PATH's lock for a session; yields the seconds waited for it."""
+    begin = time.monotonic()
+    with open(path, "a") as lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() - begin >= wait:
+                    raise LabBusy(f"{path}: another LAVA lab session held it for "
+                                  f"{wait} s") from None
+                time.sleep(2)
+        try:
+            yield time.monotonic() - begin
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def server_results(results, definition):
@@ -141,26 +172,27 @@ def round_trip(lab, results, jobs, boot):
     return tests
 
 
-def run(results, boots, specs):
-    """The KTAP blocks: (name, tests)."""
-    jobs = results / "lava" / "server"
-    jobs.mkdir(parents=True, exist_ok=True)
-    log = jobs / "lava-lab.log"
-    log.write_text("")
-    subprocess.run([str(HARNESS / "lava-jobs.sh"), str(jobs)] + specs, check=True,
-                   stdout=subprocess.DEVNULL)
-    lab = Lab(log)
+def not_started(boots, why):
+    """The blocks of a session that could not start."""
+    return [(f"lava_server_{boot.replace('-', '_')}",
+             [("job_complete", False, [why]), ("results_equal_lab", False, [why])])
+            for boot in boots]
+
+
+def session(lab, results, jobs, boots, waited):
+    """Start the lab, each boot's round trip, stop the lab: the KTAP blocks."""
     blocks = []
     lab_tests = []
     begin = time.monotonic()
     try:
         ok, diags = lab.script("start")
-        lab_tests.append(("started", ok, diags + [f"in {time.monotonic() - begin:.0f} s"]))
+        lab_tests.append(("started", ok, diags + [
+            f"in {time.monotonic() - begin:.0f} s"
+            + (f", after waiting {waited:.0f} s for another session" if waited >= 1 else "")]))
         for boot in boots:
-            tests = round_trip(lab, results, jobs, boot) if ok else \
-                [("job_complete", False, ["the lab did not start"]),
-                 ("results_equal_lab", False, ["the lab did not start"])]
-            blocks.append((f"lava_server_{boot.replace('-', '_')}", tests))
+            blocks += [(f"lava_server_{boot.replace('-', '_')}",
+                        round_trip(lab, results, jobs, boot))] if ok else \
+                not_started([boot], "the lab did not start")
     finally:
         stopping = time.monotonic()
         ok, diags = lab.script("stop")
@@ -170,6 +202,22 @@ def run(results, boots, specs):
         running = [line for line in left if "running" in line]
         lab_tests.append(("nothing_left_running", not running, running))
     return [("lava_lab", lab_tests)] + blocks
+
+
+def run(results, boots, specs):
+    """The KTAP blocks: (name, tests)."""
+    jobs = results / "lava" / "server"
+    jobs.mkdir(parents=True, exist_ok=True)
+    log = jobs / "lava-lab.log"
+    log.write_text("")
+    subprocess.run([str(HARNESS / "lava-jobs.sh"), str(jobs)] + specs, check=True,
+                   stdout=subprocess.DEVNULL)
+    lab = Lab(log)
+    try:
+        with session_lock() as waited:
+            return session(lab, results, jobs, boots, waited)
+    except LabBusy as err:
+        return [("lava_lab", [("started", False, [str(err)])])] + not_started(boots, str(err))
 
 
 def ktap(blocks, first=1):

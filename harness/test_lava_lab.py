@@ -154,6 +154,24 @@ class RoundTrip(unittest.TestCase):
         self.assertIn("refused", tests[0][2][0])
 
 
+class Lock(unittest.TestCase):
+    def test_one_session_at_a_time(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "lock"
+            with lava_lab.session_lock(path, wait=0) as waited:
+                self.assertLess(waited, 1)
+                with self.assertRaises(lava_lab.LabBusy):
+                    with lava_lab.session_lock(path, wait=0):
+                        pass
+            with lava_lab.session_lock(path, wait=0):
+                pass
+
+    def test_not_started_fails_every_boot(self):
+        blocks = lava_lab.not_started(["selinux-early", "plain"], "busy")
+        self.assertEqual([b for b, _ in blocks], ["lava_server_selinux_early", "lava_server_plain"])
+        self.assertFalse(any(ok for _, tests in blocks for _, ok, _ in tests))
+
+
 class Ktap(unittest.TestCase):
     def test_blocks_numbered(self):
         lines = lava_lab.ktap([("a", [("t", True, [])]), ("b", [("u", False, ["why"])])], 3)
