@@ -137,7 +137,7 @@ help:
 	@echo "                  takes them instead of compiling (default DIR build/kernel-artifacts)"
 	@echo "  make lava-jobs [LAVA_ARTIFACTS=URL]"
 	@echo "                  every boot of make test as a LAVA job definition, in results/lava/"
-	@echo "                  (make test runs the selinux-early one through lava-run)"
+	@echo "                  (make test runs the selinux-early one through lava-run and a LAVA server)"
 	@echo "  make lava-lab [LAVA_LAB_BOOTS=\"BOOT...\"]"
 	@echo "                  start a LAVA server, scheduler and worker on this machine (Debian's"
 	@echo "                  lava-server), boot LAVA_LAB_BOOTS (default $(LAVA_LAB_BOOTS)) here and"
