@@ -23,7 +23,10 @@
 # had started it; it leaves the database and the settings as they are.
 #
 # STATE is LAVA_LAB_DIR, default build/lava-lab.  Without systemd the
-# packages' units never run: this script is their stand-in.
+# packages' units never run: this script is their stand-in.  The database,
+# port, worker and device are the machine's, one for every clone:
+# harness/lava_lab.py holds a machine-wide lock from start to stop, and
+# this script run by hand takes none.
 set -eu -o pipefail
 
 # Debian's python3 and tools, whatever else PATH holds (lava-server's
