@@ -65,6 +65,8 @@ LAB_IMAGE := $(LAB_OBJ)/arch/x86/boot/bzImage
 DEBUG_IMAGE := $(DEBUG_OBJ)/arch/x86/boot/bzImage
 TREE_KEY := $(B)/linux.patches-key
 comma := ,
+empty :=
+space := $(empty) $(empty)
 UAPI := $(B)/uapi
 GUEST := $(B)/guest
 INITRD := $(B)/initramfs.cpio
@@ -94,7 +96,7 @@ SEPOLICY := $(B)/selinux/policy.bin
 
 .PHONY: help lab test compare deps tree FORCE kernel kernel-debug guest boot-lab boot-test \
 	host-tests mutant-check mutants report report-lab report-test results-dir shell shell-tty matrix \
-	lava-jobs lava-check \
+	lava-jobs lava-check lava-lab \
 	kernel-artifacts clean distclean
 
 help:
@@ -140,7 +142,11 @@ help:
 	@echo "                  takes them instead of compiling (default DIR build/kernel-artifacts)"
 	@echo "  make lava-jobs [LAVA_ARTIFACTS=URL]"
 	@echo "                  every boot of make test as a LAVA job definition, in results/lava/"
-	@echo "                  (make test runs the selinux-early one through lava-run)"
+	@echo "                  (make test runs the selinux-early one through lava-run and a LAVA server)"
+	@echo "  make lava-lab [LAVA_LAB_BOOTS=\"BOOT...\"]"
+	@echo "                  start a LAVA server, scheduler and worker on this machine (Debian's"
+	@echo "                  lava-server), boot LAVA_LAB_BOOTS (default $(LAVA_LAB_BOOTS)) here and"
+	@echo "                  through it with lavacli, compare the results, stop it (docs/lava.md)"
 	@echo "  make kernel     build only the lab kernel (kernel-debug: the debug kernel)"
 	@echo "  make guest      build only the initramfs"
 	@echo "  make clean      remove results and guest programs (keeps the kernel builds)"
@@ -365,14 +371,32 @@ lava-jobs: kernel kernel-debug guest
 	@echo "watchlab: LAVA jobs in results/lava/ ($(if $(LAVA_ARTIFACTS),artifacts from $(LAVA_ARTIFACTS),file:// artifacts of this checkout)); device-qemu.yaml is the device lava-run boots them on"
 
 # make test's lava part: every boot's job validated by Debian's lava-run,
-# and the short selinux-early boot run through it, its results compared
-# with the lab's own run of that boot (so after the boots; a shard with the
-# lava part needs that boot too).
+# and the short selinux-early boot run through it and through a LAVA
+# server on this machine (harness/lava-lab.sh, started and stopped by
+# harness/lava_lab.py), its results compared each time with the lab's own
+# run of that boot (so after the boots; a shard with the lava part needs
+# that boot too).
 LAVA_BOOT := selinux-early
 lava-check: boot-test | results-dir
-	@echo "watchlab: running the $(LAVA_BOOT) boot through lava-run"
-	@env -u LAVA_ARTIFACTS harness/lava_check.py $(R) $(LAVA_BOOT) $(LAB_PICKED) $(DEBUG_PICKED) \
+	@echo "watchlab: running the $(LAVA_BOOT) boot through lava-run and a LAVA server"
+	@env -u LAVA_ARTIFACTS harness/lava_check.py --server $(R) $(LAVA_BOOT) $(LAB_PICKED) $(DEBUG_PICKED) \
 		>$(R)/lava.ktap
+
+# make lava-lab: LAVA_LAB_BOOTS (log names) booted here into results/lava-lab/
+# and through the LAVA lab of this machine (docs/lava.md); fails on any
+# difference.  It leaves the packages, the database and the settings, and
+# nothing running.
+LAVA_LAB_BOOTS ?= $(LAVA_BOOT)
+LAVA_LAB_R := $(TOP)/results/lava-lab
+LAVA_LAB_SPECS := $(foreach s,$(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC) $(DEBUG_BOOT_SPEC),$(if $(filter $(call spec_name,$(s)),$(LAVA_LAB_BOOTS)),$(s)))
+lava-lab: kernel $(if $(filter %-debug,$(LAVA_LAB_BOOTS)),kernel-debug) guest
+	@$(if $(filter-out $(foreach s,$(LAVA_LAB_SPECS),$(call spec_name,$(s))),$(LAVA_LAB_BOOTS)),$(error watchlab: LAVA_LAB_BOOTS names $(filter-out $(foreach s,$(LAVA_LAB_SPECS),$(call spec_name,$(s))),$(LAVA_LAB_BOOTS)): the boots are $(LAB_PARTS) $(DEBUG_PARTS)))
+	@rm -rf $(LAVA_LAB_R) && mkdir -p $(LAVA_LAB_R)
+	@RESULTS=$(LAVA_LAB_R) FRESH=1 harness/boot-all.sh $(LAVA_LAB_SPECS)
+	@env -u LAVA_ARTIFACTS harness/lava_lab.py $(LAVA_LAB_R) $(subst $(space),$(comma),$(strip $(LAVA_LAB_BOOTS))) \
+		$(LAVA_LAB_SPECS) >$(LAVA_LAB_R)/lava-lab.ktap || rc=$$?; \
+	cat $(LAVA_LAB_R)/lava-lab.ktap; \
+	harness/report.py $(LAVA_LAB_R) lava-lab:lava-lab:ktap | tail -1; exit $${rc:-0}
 
 report-test: boot-test $(call part,host,host-tests) $(call part,mutants,mutant-check) \
 		$(call part,lava,lava-check)

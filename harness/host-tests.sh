@@ -5,7 +5,8 @@
 #                every warning type left must be named in that patch's changelog
 #   lsm_style  - checkpatch --strict -f on the watchpol sources
 #   report     - the report parser's own tests (harness/test_report.py),
-#                the LAVA jobs' (harness/test_lava.py) and the page's
+#                the LAVA jobs' (harness/test_lava.py), the LAVA server round
+#                trip's (harness/test_lava_lab.py: recorded lavacli answers) and the page's
 #                (harness/test_html_report.py: a made-up run in Chromium) and
 #                make coverage's (harness/test_coverage.py: lcov parsing, blame
 #                attribution), make mutants' judge (harness/test_mutants_report.py:
@@ -120,7 +121,8 @@ fi
 
 begin
 # Each harness unit test file, and the name of its result.
-for t in test_report:report_parser test_lava:lava_jobs test_html_report:html_page \
+for t in test_report:report_parser test_lava:lava_jobs test_lava_lab:lava_lab \
+	test_html_report:html_page \
 	test_coverage:coverage_report test_mutants_report:mutants_judge \
 	test_series_lint:series_lint test_runner_layers:runner_layers; do
 	if out=$(python3 "$top/harness/${t%%:*}.py" 2>&1); then

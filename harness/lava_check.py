@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Run the lab's boots as LAVA jobs with Debian's lava-run: make test's lava part.
 
-usage: lava_check.py RESULTS_DIR BOOT SPEC...
+usage: lava_check.py [--server] RESULTS_DIR BOOT SPEC...
 
 Writes a LAVA job per SPEC (the specs harness/boot-all.sh takes) into
 RESULTS_DIR/lava/ with harness/lava-jobs.sh, has lava-run validate every
@@ -11,6 +11,10 @@ LAVA's test results with the lab's own run of the same boot
 (RESULTS_DIR/console-BOOT.log, parsed as report.py parses it): the same
 results, case by case, pass, fail or skip.  Prints RESULTS_DIR/lava.ktap's
 KTAP to stdout; report.py reads it as the part "lava".
+
+--server: BOOT's job also goes through this machine's LAVA server, submitted
+with lavacli to a lab harness/lava-lab.sh starts and stops
+(harness/lava_lab.py), its results compared in the same way.
 """
 
 import collections
@@ -138,6 +142,9 @@ def run_boot(results, lava, device, boot):
 
 
 def main(argv):
+    server = len(argv) > 1 and argv[1] == "--server"
+    if server:
+        argv = argv[:1] + argv[2:]
     if len(argv) < 4:
         print(__doc__, file=sys.stderr)
         return 2
@@ -146,10 +153,14 @@ def main(argv):
     lava.mkdir(parents=True, exist_ok=True)
     subprocess.run([str(HARNESS / "lava-jobs.sh"), str(lava)] + specs, check=True)
     device = lava / "device-qemu.yaml"
-    out = ["KTAP version 1", "1..2"]
-    for i, (name, tests) in enumerate([("lava_jobs", validate_jobs(lava, device)),
-                                       (f"lava_run_{boot.replace('-', '_')}",
-                                        run_boot(results, lava, device, boot))], 1):
+    blocks = [("lava_jobs", validate_jobs(lava, device)),
+              (f"lava_run_{boot.replace('-', '_')}", run_boot(results, lava, device, boot))]
+    if server:
+        import lava_lab  # pylint: disable=import-outside-toplevel (only --server needs it)
+        lava_lab.stop_on_term()
+        blocks += lava_lab.run(results, [boot], specs)
+    out = ["KTAP version 1", f"1..{len(blocks)}"]
+    for i, (name, tests) in enumerate(blocks, 1):
         lines, ok = ktap_block(name, tests)
         out += lines + [f"{'ok' if ok else 'not ok'} {i} {name}"]
     print("\n".join(out))
