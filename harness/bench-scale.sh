@@ -177,7 +177,7 @@ END {
 	}
 
 	printf "\nb. the mounter: mount (fsopen..move_mount) + umount (umount2 MNT_DETACH + close), instructions\n"
-	printf "per pair, the fastest of 5, with Q queues watching: parent (watch_mount on the changed\n"
+	printf "per pair, the fastest of 9, with Q queues watching: parent (watch_mount on the changed\n"
 	printf "mount'"'"'s parent), root (on \"/\"), self (on the changed mount, set between mount and umount),\n"
 	printf "fanotify (Q groups with a mount-namespace mark); per queue: (pair(Q) - pair(0)) / Q\n\n"
 	for (si = 1; si <= 2; si++) {
