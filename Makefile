@@ -111,6 +111,11 @@ help:
 	@echo "  make bench      the posting benchmark: boot no LSM, watchpol, Smack and both,"
 	@echo "                  print the per-event cost of 1 and 8 queues side by side, in guest"
 	@echo "                  instructions (QEMU -icount); BENCH_CLOCK=wall: TCG wall-clock ns"
+	@echo "  make bench-scale"
+	@echo "                  the mount-table scale benchmark: a watcher's cost to learn one mount"
+	@echo "                  change (watch_mount, fanotify, mountinfo, listmount) and the mounter's,"
+	@echo "                  N = 10 to 10000 mounts, under icount; tables and plots in"
+	@echo "                  results/bench-scale/ (docs/bench-scale.md; not part of make test)"
 	@echo "  make compare LSM_PATCHES=DIR LSM=NAME"
 	@echo "                  bring your own LSM: DIR's git format-patch files (and its optional"
 	@echo "                  Kconfig fragment DIR/config) go into the lab kernel, NAME boots after"
@@ -446,6 +451,14 @@ matrix:
 .PHONY: bench
 bench: kernel guest
 	@harness/bench.sh $(LAB_OBJ)
+
+# The mount-table scale benchmark (issue 44): figures, not pass/fail, and
+# not part of make test.  Boots the lab kernel under icount with only
+# suite_mount_scale (harness/bench-scale.sh, docs/bench-scale.md); the
+# table and the plots go to results/bench-scale/.
+.PHONY: bench-scale
+bench-scale: kernel guest
+	@harness/bench-scale.sh $(LAB_OBJ)
 
 # Not part of make test: every mutant of testcases/mutants/, each in a
 # lab of its own, and the mutation score (harness/mutants.sh).

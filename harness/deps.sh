@@ -6,7 +6,7 @@ pkgs="linux-source-6.12 qemu-system-x86 busybox-static keyutils libkeyutils-dev
 libselinux1-dev libsepol-dev libpcre2-dev checkpolicy ccache gcc make bc bison
 flex libelf-dev libssl-dev cpio xz-utils rsync patch python3 python3-ply python3-git
 python3-jsonschema perl shellcheck lava-dispatcher chromium lcov sparse coccinelle
-ocaml-nox lava-server lavacli postgresql"
+ocaml-nox lava-server lavacli postgresql gnuplot-nox"
 
 missing=""
 for p in $pkgs; do

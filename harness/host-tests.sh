@@ -229,7 +229,7 @@ trap 'rm -rf "$bad" "$fake"' EXIT
 printf '#!/bin/sh\necho deps-ran >>%s/log\nexit 3\n' "$fake" >"$fake/fail"
 printf '#!/bin/sh\necho deps-ran >>%s/log\n' "$fake" >"$fake/ok"
 chmod +x "$fake/fail" "$fake/ok"
-for goal in lab test compare kernel guest bench matrix tree; do
+for goal in lab test compare kernel guest bench bench-scale matrix tree; do
 	: >"$fake/log"
 	if out=$(env -u MAKEFLAGS -u MAKELEVEL make -s -n -j2 -C "$top" DEPS="$fake/fail" "$goal" 2>&1); then
 		result 0 "deps_gate:$goal" "make -n $goal went on after DEPS failed: $out"
