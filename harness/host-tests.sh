@@ -9,7 +9,9 @@
 #                (harness/test_html_report.py: a made-up run in Chromium) and
 #                make coverage's (harness/test_coverage.py: lcov parsing, blame
 #                attribution), make mutants' judge (harness/test_mutants_report.py:
-#                recorded runs, no boot) and series-check's maintainers' checks
+#                recorded runs, no boot), make mutants-sample's generator
+#                (harness/test_mutants_gen.py: spatch's operators on a made-up
+#                file, sampling by seed) and series-check's maintainers' checks
 #                (harness/test_series_lint.py)
 #   scenarios  - testcases/scenarios/ parses (every "scenario" line of the files) and
 #                malformed scenario files fail with their file and line
@@ -120,7 +122,7 @@ begin
 # Each harness unit test file, and the name of its result.
 for t in test_report:report_parser test_lava:lava_jobs test_html_report:html_page \
 	test_coverage:coverage_report test_mutants_report:mutants_judge \
-	test_series_lint:series_lint; do
+	test_mutants_gen:mutants_gen test_series_lint:series_lint; do
 	if out=$(python3 "$top/harness/${t%%:*}.py" 2>&1); then
 		result 1 "${t#*:}" "$(echo "$out" | tail -1)"
 	else
