@@ -126,6 +126,9 @@ help:
 	@echo "  make mutants    build and boot the lab once per mutant of testcases/mutants/ (a"
 	@echo "                  deliberately broken kernel, LSM or lab) and print the mutation"
 	@echo "                  score: how many make test's checks catch (not part of make test)"
+	@echo "  make mutants-sample N=10 SEED=1"
+	@echo "                  draw N generated mutants (coccinelle's operators on the covered"
+	@echo "                  lines of the series and watchpol) and judge them as make mutants"
 	@echo "  make coverage   make test's boots on a gcov kernel (build/kbuild-cov, profiling the"
 	@echo "                  objects the series touches and watchpol): lcov's HTML, each file's"
 	@echo "                  and each patch's coverage in results/coverage/ (not part of make test)"
@@ -466,6 +469,14 @@ bench-scale: kernel guest
 # lab of its own, and the mutation score (harness/mutants.sh).
 mutants: kernel guest
 	@harness/mutants.sh
+
+# Not part of make test: N mutants placed by a program (coccinelle's
+# operators on the covered lines of the series and watchpol, drawn with
+# SEED), judged as the catalogue's (harness/mutants-sample.sh,
+# docs/generated-mutants.md).  Needs make coverage's results/coverage/lines.json.
+.PHONY: mutants-sample
+mutants-sample: kernel guest
+	@N=$(N) SEED=$(SEED) harness/mutants-sample.sh
 
 # Not part of make test: git am of the series onto pristine 6.12, each
 # patch built on the ones before it, checkpatch --strict on every patch

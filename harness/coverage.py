@@ -10,7 +10,8 @@ usage: coverage.py INFO TREE AM_REPO COMMITS OUT
   AM_REPO  a git repository of the pristine copies of the files the series
            touches with the series applied by git am, one commit a patch
   COMMITS  "SHA PATCH" a line: the commit git am made of each patch
-  OUT      the folder for summary.md, uncovered.md and diff-coverage.json
+  OUT      the folder for summary.md, uncovered.md, diff-coverage.json and
+           lines.json
 
 A line a patch adds is the line of the final tree `git blame` attributes
 to that patch's commit.  It counts when lcov has a DA record for it (gcc
@@ -18,6 +19,12 @@ made it executable, in an object the kernel built and profiled): executed
 when any boot ran it.  Added lines in a file with no gcov data at all
 (built into no profiled object) are counted apart, as unprofiled.
 watchpol (security/watchpol/, the lab's lsm/) is counted whole.
+
+lines.json is the per-line input of make mutants-sample
+(harness/mutants-gen.py): every executable line a patch adds and every
+executable line of watchpol's .c files, with its execution count and the
+patch that added it ("watchpol" for lsm/), and each such file's text as
+built, so a reader can tell a line that moved since the run.
 """
 
 import json
@@ -229,8 +236,40 @@ def main(argv):
                                for p, s in stats.items()},
                    "lsm": lsm_totals(lsm), "stale": stale}, f, indent=1)
 
+    with open(os.path.join(out, "lines.json"), "w") as f:
+        json.dump(line_data(added, info, lsm, tree), f, indent=0, sort_keys=True)
+
     print(diff_table(stats, patches, lsm), end="")
     return 0
+
+
+def line_data(added, info, lsm, tree):
+    """{"tree": TREE, "files": {path: {"lines": {line: [count, patch]},
+    "source": text}}}: the series' added executable lines and watchpol's
+    executable lines of .c files, each with its execution count over
+    every boot, and the file's text as the run built it (so that a reader
+    can carry a line across later edits, or tell that it moved)."""
+    files = {}
+    for path, lines in added.items():
+        rec = info.get(path)
+        if rec is None:
+            continue
+        files[path] = {ln: [rec["lines"][ln], patch] for ln, patch in lines.items()
+                       if ln in rec["lines"]}
+    for path, rec in lsm.items():
+        if path.endswith(".c"):
+            files[path] = {ln: [c, "watchpol"] for ln, c in rec["lines"].items()}
+    out = {}
+    for path, lines in sorted(files.items()):
+        if not lines:
+            continue
+        try:
+            with open(os.path.join(tree, path), errors="replace") as src:
+                text = src.read()
+        except OSError:
+            text = ""
+        out[path] = {"lines": {str(ln): v for ln, v in sorted(lines.items())}, "source": text}
+    return {"tree": os.path.realpath(tree), "files": out}
 
 
 def lsm_totals(lsm):

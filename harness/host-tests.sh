@@ -10,7 +10,9 @@
 #                (harness/test_html_report.py: a made-up run in Chromium) and
 #                make coverage's (harness/test_coverage.py: lcov parsing, blame
 #                attribution), make mutants' judge (harness/test_mutants_report.py:
-#                recorded runs, no boot), series-check's maintainers' checks
+#                recorded runs, no boot), make mutants-sample's generator
+#                (harness/test_mutants_gen.py: spatch's operators on a made-up
+#                file, sampling by seed), series-check's maintainers' checks
 #                (harness/test_series_lint.py) and the runner's layering checker
 #                (harness/test_runner_layers.py)
 #   scenarios  - testcases/scenarios/ parses (every "scenario" line of the files) and
@@ -124,7 +126,8 @@ begin
 for t in test_report:report_parser test_lava:lava_jobs test_lava_lab:lava_lab \
 	test_html_report:html_page \
 	test_coverage:coverage_report test_mutants_report:mutants_judge \
-	test_series_lint:series_lint test_runner_layers:runner_layers; do
+	test_mutants_gen:mutants_gen test_series_lint:series_lint \
+	test_runner_layers:runner_layers; do
 	if out=$(python3 "$top/harness/${t%%:*}.py" 2>&1); then
 		result 1 "${t#*:}" "$(echo "$out" | tail -1)"
 	else

@@ -4,6 +4,10 @@
 #
 # usage: mutants.sh [--ktap FILE] [MUTANT...]   (default: every mutant)
 #
+# MUTANT_CATALOGUE=DIR: the mutants of DIR instead of testcases/mutants/
+# (make mutants-sample: the generated mutants, harness/mutants-gen.py),
+# judged the same way.
+#
 # Each of MUTANT_JOBS workers (default: one per core) owns a slot,
 # build/mutants/slot-N (MUTANT_SLOTS=DIR: DIR/slot-N): a copy of build/ (the
 # patched tree hard-linked, the
@@ -43,12 +47,12 @@ set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
-catalogue=$top/testcases/mutants
+catalogue=${MUTANT_CATALOGUE:-$top/testcases/mutants}
 out=${MUTANT_RESULTS:-$top/results/mutants}
 jobs=${MUTANT_JOBS:-$(nproc)}
 timeout=${MUTANT_BOOT_TIMEOUT:-900}
 debug_timeout=${MUTANT_DEBUG_BOOT_TIMEOUT:-1800}
-recorded=$catalogue/recorded
+recorded=$top/testcases/mutants/recorded
 # Where the slots are (MUTANT_SLOTS: elsewhere, beside a make test whose
 # mutant check uses build/mutants; on build/'s file system: the patched
 # tree is hard-linked).

@@ -121,6 +121,24 @@ class Blame(unittest.TestCase):
                                                       "unprofiled")},
                          {"added": 3, "executable": 1, "executed": 1, "unprofiled": 2})
 
+    def test_line_data(self):
+        """lines.json (make mutants-sample's input): the added executable
+        lines with their counts and patch, the file's text; watchpol's .c
+        lines whole, its headers not."""
+        rec = coverage.parse_info(INFO)["/t/linux-cov/fs/a.c"]
+        with tempfile.TemporaryDirectory() as tmp:
+            os.makedirs(os.path.join(tmp, "fs"))
+            os.makedirs(os.path.join(tmp, "security", "watchpol"))
+            for name in ("fs/a.c", "security/watchpol/w.c"):
+                Path(tmp, name).write_text("".join(f"line {i}\n" for i in range(1, 12)))
+            data = coverage.line_data({"fs/a.c": {3: "p1", 4: "p1", 6: "p1"}}, {"fs/a.c": rec},
+                                      {"security/watchpol/w.c": rec,
+                                       "security/watchpol/w.h": rec}, tmp)
+        self.assertEqual(data["files"]["fs/a.c"]["lines"], {"3": [2, "p1"], "4": [2, "p1"]})
+        self.assertTrue(data["files"]["fs/a.c"]["source"].startswith("line 1\nline 2\n"))
+        self.assertEqual(data["files"]["security/watchpol/w.c"]["lines"]["5"], [4, "watchpol"])
+        self.assertNotIn("security/watchpol/w.h", data["files"])
+
     def test_rel_path(self):
         with tempfile.TemporaryDirectory() as tmp:
             tree = os.path.join(tmp, "linux-cov")

@@ -1,0 +1,313 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of make mutants-sample's generator (harness/mutants-gen.py): the
+operators, placed by spatch on a made-up file, make the edits they name,
+each distinct and each compiling; only covered lines take a mutant; a
+seed draws the same sample from the same list, whatever order the
+matches came in; no coverage data, no sample.  With a built lab kernel
+(build/kbuild-lab), a few of watchpol's real candidates compile with
+their object's own command."""
+
+import importlib.util
+import io
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+import unittest
+from contextlib import redirect_stderr
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+spec = importlib.util.spec_from_file_location("mutants_gen", HERE / "mutants-gen.py")
+gen = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(gen)
+
+# Stubs first, so that every mutant of the function compiles with gcc
+# alone; the function uses each operator's pattern once or more.
+STUBS = """#include <stdbool.h>
+#define EPERM 1
+#define EACCES 13
+#define CAP_SYS_ADMIN 21
+struct cred { int uid; };
+struct lock { int l; };
+struct list { struct list *next; };
+struct file { const struct cred *f_cred; struct lock lock; struct list list; const struct cred *w; };
+static const struct cred init_cred;
+const struct cred *current_cred(void);
+const struct cred *get_cred(const struct cred *c);
+void put_cred(const struct cred *c);
+void spin_lock(struct lock *l);
+void spin_unlock(struct lock *l);
+void list_del_init(struct list *l);
+int security_watch_mount(struct file *f, int a);
+bool capable(int cap);
+void do_it(const struct cred *a, const struct cred *b, const struct cred *c);
+"""
+BODY = """int f(struct file *file, int a, int b)
+{
+	const struct cred *cred = current_cred();
+	int ret;
+
+	if (a < b &&
+	    b >= 3)
+		return -EPERM;
+	ret = security_watch_mount(file, a);
+	if (ret)
+		return ret;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EACCES;
+	spin_lock(&file->lock);
+	if (a)
+		put_cred(cred);
+	if (b) {
+		spin_unlock(&file->lock);
+		return 0;
+	}
+	list_del_init(&file->list);
+	spin_unlock(&file->lock);
+	do_it(file->f_cred, cred, &init_cred);
+	security_watch_mount(file, b);
+	file->w = get_cred(cred);
+	return 0;
+}
+"""
+SOURCE = STUBS + BODY
+FIRST = STUBS.count("\n")  # the line before the function
+
+
+def line_of(text):
+    """The line number of the function's line holding TEXT."""
+    for i, ln in enumerate(SOURCE.split("\n"), 1):
+        if i > FIRST and text in ln:
+            return i
+    raise KeyError(text)
+
+
+def candidates(covered=None):
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp, "t.c")
+        src.write_text(SOURCE)
+        cocci = Path(tmp, "g.cocci")
+        cocci.write_text(gen.cocci_text())
+        matches = gen.spatch(src, str(cocci))
+    lines = SOURCE.splitlines(True)
+    if covered is None:
+        covered = set(range(FIRST + 1, len(lines) + 1))
+    return gen.sort_unique(gen.candidates_of("t.c", "t.c", lines, matches, covered))
+
+
+@unittest.skipUnless(shutil.which("spatch"), "no spatch (Debian's coccinelle)")
+class Operators(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.cands = candidates()
+        cls.by_op = {}
+        for c in cls.cands:
+            cls.by_op.setdefault(c["op"], []).append(c)
+
+    def mutated_line(self, c, line):
+        return gen.apply_edits(SOURCE, c["edits"]).split("\n")[line - 1]
+
+    def find(self, op, what):
+        found = [c for c in self.by_op.get(op, []) if c["what"] == what]
+        self.assertEqual(len(found), 1, f"{op} {what}: {[c['what'] for c in self.by_op.get(op, [])]}")
+        return found[0]
+
+    def test_every_operator_places(self):
+        self.assertEqual(sorted(self.by_op), sorted(gen.OPERATORS))
+
+    def test_negate(self):
+        ifs = {c["line"] for c in self.by_op["negate-cond"]}
+        self.assertEqual(ifs, {line_of("if (a < b"), line_of("if (ret)"), line_of("!capable"),
+                               line_of("if (a)"), line_of("if (b) {")})
+        c = self.find("negate-cond", "if (ret) -> if (!(ret))")
+        self.assertEqual(self.mutated_line(c, c["line"]), "\tif (!(ret))")
+        # A condition over two lines is negated whole.
+        c = next(c for c in self.by_op["negate-cond"] if c["line"] == line_of("if (a < b"))
+        self.assertIn("if (!(a < b &&\n\t    b >= 3))", gen.apply_edits(SOURCE, c["edits"]))
+
+    def test_relational_boundary(self):
+        c = self.find("rel-boundary", "< -> <=")
+        self.assertEqual(self.mutated_line(c, c["line"]), "\tif (a <= b &&")
+        c = self.find("rel-boundary", ">= -> >")
+        self.assertEqual(self.mutated_line(c, c["line"]), "\t    b > 3)")
+
+    def test_drop_check(self):
+        c = self.find("drop-check", "security_watch_mount(...) -> 0")
+        self.assertEqual(self.mutated_line(c, c["line"]), "\tret = 0;")
+        c = self.find("drop-check", "capable(...) -> true")
+        self.assertEqual(self.mutated_line(c, c["line"]), "\tif (!true)")
+        # A call whose value nobody reads is no check.
+        self.assertNotIn(line_of("security_watch_mount(file, b)"),
+                         [c["line"] for c in self.by_op["drop-check"]])
+
+    def test_return_0(self):
+        self.assertEqual(sorted(c["what"] for c in self.by_op["return-0"]),
+                         ["return -EACCES -> return 0", "return -EPERM -> return 0"])
+        c = self.find("return-0", "return -EPERM -> return 0")
+        self.assertEqual(self.mutated_line(c, c["line"]), "\t\treturn 0;")
+
+    def test_drop_ref(self):
+        # The put in an if's body leaves an empty block; list_del_init on a
+        # line of its own goes with its line; a get whose value is used
+        # leaves its argument.
+        c = self.find("drop-ref", "put_cred(...); dropped")
+        self.assertEqual(self.mutated_line(c, c["line"]), "\t\t{ }")
+        c = self.find("drop-ref", "list_del_init(...); dropped")
+        self.assertNotIn("list_del_init", gen.apply_edits(SOURCE, c["edits"]).split(STUBS)[1])
+        self.assertEqual(len(gen.apply_edits(SOURCE, c["edits"]).split("\n")),
+                         len(SOURCE.split("\n")) - 1)
+        c = self.find("drop-ref", "get_cred(cred) -> cred")
+        self.assertEqual(self.mutated_line(c, c["line"]), "\tfile->w = cred;")
+
+    def test_skip_lock(self):
+        (c,) = self.by_op["skip-lock"]
+        self.assertEqual(c["line"], line_of("spin_lock("))
+        after = gen.apply_edits(SOURCE, c["edits"])
+        self.assertNotIn("spin_lock(&file", after.split(STUBS)[1])
+        self.assertNotIn("spin_unlock(&file", after.split(STUBS)[1])
+        self.assertIn("if (b) {\n\t\treturn 0;", after)
+
+    def test_swap_cred(self):
+        swaps = {c["what"] for c in self.by_op["swap-cred"]}
+        self.assertIn("file->f_cred -> cred", swaps)
+        self.assertIn("cred -> &init_cred", swaps)
+        self.assertIn("&init_cred -> current_cred()", swaps)
+        # Not the declared variable, nor a get or put's argument.
+        for c in self.by_op["swap-cred"]:
+            self.assertNotIn(c["line"], (line_of("put_cred("), line_of("get_cred(")))
+        lhs = [c for c in self.by_op["swap-cred"] if c["line"] == line_of("*cred = current")]
+        self.assertTrue(all(c["what"].startswith("current_cred() -> ") for c in lhs))
+
+    def test_distinct_and_compiling(self):
+        """Every candidate changes the text, no two the same way, and each
+        compiles (gcc -fsyntax-only on the stubs and the function)."""
+        if not shutil.which("gcc"):
+            self.skipTest("no gcc")
+        texts = [gen.apply_edits(SOURCE, c["edits"]) for c in self.cands]
+        self.assertNotIn(SOURCE, texts)
+        self.assertEqual(len(set(texts)), len(texts))
+        with tempfile.TemporaryDirectory() as tmp:
+            for c, text in zip(self.cands, texts):
+                f = Path(tmp, "m.c")
+                f.write_text(text)
+                r = subprocess.run(["gcc", "-fsyntax-only", "-Werror=implicit-function-declaration",
+                                    str(f)], capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, f"{c['id']} ({c['what']}): {r.stderr}")
+
+    def test_patch_form(self):
+        """A mutant is the catalogue's form: a header harness/mutants.sh
+        reads, then a -p1 diff that patch applies with fuzz 0."""
+        c = self.find("rel-boundary", "< -> <=")
+        with tempfile.TemporaryDirectory() as tmp:
+            Path(tmp, "fs").mkdir()
+            Path(tmp, "fs", "t.c").write_text(SOURCE)
+            c = dict(c, path="fs/t.c", fn="f")
+            text = gen.mutant_text(c, tmp, 7, 1, 9)
+            head = text.split("\n--- ")[0]
+            for field in ("Bug: generated: rel-boundary at fs/t.c:", "Layer: kernel", "Threat:",
+                          "Boots: plain", "Operator: rel-boundary", "Site: fs/t.c:",
+                          "Generated: seed 7"):
+                self.assertIn(field, head)
+            Path(tmp, "m.patch").write_text(text)
+            r = subprocess.run(["patch", "-d", tmp, "-p1", "--batch", "--fuzz=0", "-s", "-i",
+                                str(Path(tmp, "m.patch"))], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("if (a <= b &&", Path(tmp, "fs", "t.c").read_text())
+
+    def test_only_covered_lines(self):
+        only = {line_of("if (ret)")}
+        cands = candidates(only)
+        self.assertEqual({c["line"] for c in cands}, only)
+        self.assertEqual([c["op"] for c in cands], ["negate-cond"])
+
+
+class Coverage(unittest.TestCase):
+    def test_no_data_refuses(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            err = io.StringIO()
+            with self.assertRaises(SystemExit) as e, redirect_stderr(err):
+                gen.load_coverage(Path(tmp, "lines.json"))
+            self.assertIn("no coverage data at", str(e.exception.code))
+            self.assertIn("make coverage", str(e.exception.code))
+
+    def test_lines_carried_across_edits(self):
+        """A line executed in the coverage run keeps its count where the
+        file changed elsewhere (a line inserted above it), and loses it
+        where the line itself changed."""
+        old = ["a", "int x;", "x = 1;", "y = 2;", "z"]
+        new = ["a", "#include <new>", "int x;", "x = 1;", "y = 3;", "z"]
+        cov = {"f.c": ({2: [1, "p"], 3: [5, "p"], 4: [2, "p"], 5: [0, "p"]}, "\n".join(old))}
+        covered, moved = gen.covered_lines(cov, lambda p: new)
+        self.assertEqual(covered, {"f.c": {3, 4}})
+        self.assertEqual(moved, 1)
+
+    def test_test_code_is_no_target(self):
+        cov = {p: ({1: [1, "p"]}, "x") for p in gen.EXCLUDED}
+        cov["fs/x.h"] = ({1: [1, "p"]}, "x")
+        self.assertEqual(gen.covered_lines(cov, lambda p: ["x"]), ({}, 0))
+
+
+class Sampling(unittest.TestCase):
+    def cands(self):
+        return [{"op": op, "path": p, "line": ln, "edits": [[ln * 10, ln * 10 + 1, "x"]],
+                 "what": "", "fn": ""}
+                for p in ("a.c", "b.c") for ln in range(1, 40) for op in ("negate-cond",)]
+
+    def test_same_seed_same_sample(self):
+        c = gen.sort_unique(self.cands())
+        self.assertEqual([x["id"] for x in gen.draw(c, 1)], [x["id"] for x in gen.draw(c, 1)])
+        self.assertNotEqual([x["id"] for x in gen.draw(c, 1)][:5],
+                            [x["id"] for x in gen.draw(c, 2)][:5])
+
+    def test_order_of_matches_does_not_matter(self):
+        raw = self.cands()
+        shuffled = list(raw)
+        random.Random(5).shuffle(shuffled)
+        a = [x["id"] for x in gen.draw(gen.sort_unique(raw), 3)]
+        b = [x["id"] for x in gen.draw(gen.sort_unique(shuffled), 3)]
+        self.assertEqual(a, b)
+
+    def test_one_edit_once(self):
+        raw = self.cands()
+        twice = raw + [dict(raw[0], op="rel-boundary")]
+        self.assertEqual(len(gen.sort_unique(twice)), len(raw))
+
+
+BUILD = Path(os.environ.get("BUILD", HERE.parent / "build"))
+
+
+@unittest.skipUnless(shutil.which("spatch") and (BUILD / "kbuild-lab/security/watchpol/.hooks.o.cmd").is_file(),
+                     "no lab kernel built (build/kbuild-lab) or no spatch")
+class KernelObject(unittest.TestCase):
+    def test_watchpol_candidates_compile(self):
+        """One candidate of each operator that watchpol's hooks.c and fs.c
+        place compiles with the object's own kbuild command; a broken
+        edit does not."""
+        tree = BUILD / "linux"
+        obj = BUILD / "kbuild-lab"
+        cands = []
+        with tempfile.TemporaryDirectory() as tmp:
+            cocci = Path(tmp, "g.cocci")
+            cocci.write_text(gen.cocci_text())
+            for name in ("hooks.c", "fs.c"):
+                src = HERE.parent / "lsm" / name
+                lines = src.read_text().splitlines(True)
+                cands += gen.candidates_of("security/watchpol/" + name, "lsm/" + name, lines,
+                                           gen.spatch(src, str(cocci)), set(range(1, len(lines) + 1)))
+        cands = gen.sort_unique(cands)
+        one = {}
+        for c in cands:
+            one.setdefault(c["op"], c)
+        self.assertGreaterEqual(len(one), 5, sorted(one))
+        for c in one.values():
+            ok, err = gen.compile_check(c, tree, obj)
+            self.assertTrue(ok, f"{c['id']}: {err}")
+        broken = dict(c, edits=[[0, 0, "int broken = undeclared;\n"]])
+        self.assertFalse(gen.compile_check(broken, tree, obj)[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
