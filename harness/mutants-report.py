@@ -30,10 +30,14 @@ from pathlib import Path
 LISTS = ("boots", "suites", "killers", "unreproduced")
 NUMBERS = ("build_s", "boot_s")
 # The checks of a boot that the host makes whatever the code under test
-# does (report.py host_checks(), and the manifest, which a boot cut short
-# fails): a timeout, a runner that never finished, a splat.  A mutant killed
+# does (report.py host_checks(), and the manifest, the KTAP plan and a
+# block left unfinished, which a boot cut short fails): a timeout, a runner
+# that never finished, a splat.  So are those of the whole run that only
+# count what reported (sources.kunit_cases: a hang before KUnit leaves its
+# cases unreported; a failing case fails its own check).  A mutant killed
 # by these alone is "host only"; by any other check, "semantic".
-HOST_PARTS = ("host", "manifest")
+HOST_PARTS = ("host", "manifest", "plan", "unfinished")
+HOST_CHECKS = ("sources.kunit_cases",)
 # The verdicts that say nothing about the lab's power: each fails the report.
 NO_JUDGEMENT = ("stillborn", "unjudged", "flaky")
 
@@ -98,7 +102,9 @@ def killed_by(killers):
     when only the host's checks of a boot did (a hang, a splat)."""
     def host(check):
         parts = check.split(".")
-        return len(parts) > 1 and parts[1] in HOST_PARTS and not check.startswith("verdict:")
+        if check.startswith("verdict:"):
+            return False
+        return check in HOST_CHECKS or (len(parts) > 1 and parts[1] in HOST_PARTS)
     return "host only" if killers and all(map(host, killers)) else "semantic"
 
 

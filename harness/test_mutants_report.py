@@ -101,6 +101,13 @@ class Judge(unittest.TestCase):
         self.assertEqual(mr.killed_by(["plain.host.console_clean", SEMANTIC]), "semantic")
         self.assertEqual(mr.killed_by(["host.report.test_leak"]), "semantic")
         self.assertEqual(mr.killed_by(["verdict: x under plain/strict: LEAK"]), "semantic")
+        # A hang: the boot's plan and an unfinished block, and KUnit's cases
+        # unreported (mutants-sample's seed 2, policy_parser.c:114).
+        self.assertEqual(mr.killed_by(["plain.unfinished.plan", "plain.plan",
+                                       "plain.host.boot_finished", "sources.kunit_cases"]),
+                         "host only")
+        self.assertEqual(mr.killed_by(["sources.kunit_cases", "plain.kunit.watch_queue.x"]),
+                         "semantic")
 
 
 class Report(unittest.TestCase):
