@@ -1,8 +1,11 @@
 #!/bin/bash
 # The mount-table scale benchmark (issue 44, make bench-scale): figures,
-# never pass/fail.  Boots the lab kernel under QEMU's -icount
-# shift=0,sleep=off (BOOT_ICOUNT=1: the guest's TSC counts its
-# instructions) with lsm=capability,watchpol and watchpol.model=none, so
+# never pass/fail.  Boots the lab kernel as the exact guest
+# (harness/qemu-machine.sh's exact_guest: QEMU's -icount
+# shift=0,sleep=off, so the guest's TSC counts its instructions, one vCPU,
+# QEMU's random numbers seeded with BENCH_SCALE_SEED, 1, and the RTC
+# fixed: the same seed gives the same figures) with
+# lsm=capability,watchpol and watchpol.model=none, so
 # that no policy decides anything and the figures are the mechanisms', and
 # runs only suite_mount_scale (testcases/runner/suites/suite_mount_scale.c):
 # a watcher's cost to learn one mount change per mechanism (watch_mount,
@@ -13,8 +16,8 @@
 # usage: bench-scale.sh OBJDIR   (after `make kernel guest`; make bench-scale does both)
 #        bench-scale.sh --report DIR   the tables and plots again from DIR's
 #        bench-lines.txt, without booting
-# The three tests boot side by side, BENCH_SCALE_JOBS at a time (2): under
-# icount the figures do not depend on the host's load.  Console logs, the
+# The three tests boot side by side, BENCH_SCALE_JOBS at a time (2): the
+# figures do not depend on the host's load.  Console logs, the
 # BENCH lines, the tables (table.txt) and the plots (PNG, gnuplot) go to
 # results/bench-scale/.  Fails when a boot fails or a figure is missing.
 set -eu -o pipefail
@@ -31,6 +34,7 @@ else
 	obj=$1
 fi
 timeout=${BENCH_SCALE_TIMEOUT:-3600}
+seed=${BENCH_SCALE_SEED:-1}
 jobs=${BENCH_SCALE_JOBS:-2}
 kernel=$obj/arch/x86/boot/bzImage
 initrd=$build/initramfs.cpio
@@ -54,7 +58,9 @@ boot_all() {
 
 	rm -rf "$results"
 	mkdir -p "$results"
-	export BOOT_ICOUNT=1
+	# shellcheck source=harness/qemu-machine.sh
+	. "$top/harness/qemu-machine.sh"
+	exact_guest "$seed"
 
 	# One boot per part of the suite (watchlab.scale_part=), the longest
 	# first: a boot's name, then the tests it runs.
@@ -75,7 +81,7 @@ boot_all() {
 	done
 	wait
 
-	: >"$lines"
+	echo "BENCH scale-guest seed=$seed cpus=1" >"$lines"
 	for part in deep wide storm; do
 		log=$results/console-$part.log
 		read -r status secs <"$log.status" || status=missing
@@ -125,6 +131,7 @@ BEGIN { nn = split("10 100 1000 10000", NS, " ")
 	C[s, m, n] = field("change"); A[s, m, n] = field("attach"); D[s, m, n] = field("detach")
 	T[s, n] = field("table")
 }
+/^BENCH scale-guest / { GUEST = sprintf(", one vCPU, -seed %s", field("seed")) }
 /^BENCH scale-mounter / {
 	s = field("shape"); n = field("n"); p = field("place"); q = field("queues")
 	P[s, p, q, n] = field("pair"); MO[s, p, q, n] = field("mount"); UM[s, p, q, n] = field("umount")
@@ -145,7 +152,7 @@ BEGIN { nn = split("10 100 1000 10000", NS, " ")
 }
 END {
 	printf "watchlab bench-scale: learning one mount change, per mechanism, in guest instructions\n"
-	printf "(lab kernel, TCG, QEMU -icount shift=0,sleep=off; lsm=capability,watchpol, watchpol.model=none)\n"
+	printf "(lab kernel, TCG, QEMU -icount shift=0,sleep=off%s; lsm=capability,watchpol, watchpol.model=none)\n", GUEST
 	printf "a. the watcher, from the change to its table being right: (attach + detach) / 2, each the\n"
 	printf "fastest of its rounds; N: mounts in the tree (the namespace has 7 more)\n\n"
 	for (si = 1; si <= 2; si++) {

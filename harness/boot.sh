@@ -2,10 +2,10 @@
 # Boot one profile under QEMU and save its console log.
 # usage: boot.sh KERNEL INITRD PROFILE LOG TIMEOUT_S [KERNEL ARGS...]
 # TCG by default; KVM=1 opts in to KVM (it hangs at boot on some hosts).
-# BOOT_ICOUNT=1 (harness/bench.sh sets it; nothing else does) adds QEMU's
-# -icount shift=0,sleep=off: the guest's clock and TSC advance by exactly
-# one nanosecond per guest instruction, and QEMU runs the vCPUs in turn in
-# one thread.  TIMEOUT_S stays host time.
+# BOOT_ICOUNT=1 (harness/bench.sh sets it, and qemu-machine.sh's
+# exact_guest) adds QEMU's -icount shift=0,sleep=off: the guest's clock and
+# TSC advance by exactly one nanosecond per guest instruction, and QEMU
+# runs the vCPUs in turn in one thread.  TIMEOUT_S stays host time.
 # BOOT_TTYS1=1 (make coverage sets it; nothing else does) gives the guest a
 # second serial port, ttyS1, written to LOG.ttyS1: the gcov kernel's init
 # writes its coverage data there (images/init.sh, harness/coverage.sh).
@@ -31,6 +31,12 @@ if [ "${BOOT_ICOUNT:-0}" = 1 ]; then
 		exit 1
 	fi
 	icount=(-icount "shift=0,sleep=off")
+	# BOOT_SEED=N: what else the guest takes from the host fixed too, the
+	# random numbers RDRAND gives (QEMU's -seed) and the RTC's date, kept
+	# on the guest's clock (make bench-scale: docs/bench-scale.md).
+	if [ -n "${BOOT_SEED:-}" ]; then
+		icount+=(-seed "$BOOT_SEED" -rtc "base=2026-01-01T00:00:00,clock=vm")
+	fi
 fi
 
 # shellcheck source=harness/qemu-machine.sh

@@ -6,7 +6,8 @@
 # qemu_machine ACCEL CPU: sets QEMU_MACHINE, QEMU's options for the machine
 # and its devices (no kernel, initrd or console redirection).
 #
-# Two vCPUs as two sockets of one core each.  The lab kernel has no ACPI,
+# Two vCPUs (GUEST_CPUS, 2; make bench-scale boots one) as sockets of one
+# core each.  The lab kernel has no ACPI,
 # so it finds the CPUs in SeaBIOS's MP table, and SeaBIOS lists only the
 # first logical CPU of each package there when CPUID says the package has
 # more than one (HTT).  A bare "-smp 2" is one socket of two cores in QEMU
@@ -24,12 +25,12 @@
 # watchpol's hook toggle in 3 of 3; single-threaded TCG and icount never
 # did, over 54,000 flips and 12,000 toggles (docs/benchmarks.md, "Jump labels").
 qemu_machine() {
-	local accel=$1
+	local accel=$1 cpus=${GUEST_CPUS:-2}
 
 	[ "$accel" != tcg ] || accel=tcg,thread=single
 	# shellcheck disable=SC2034 # used by the scripts that source this file
 	QEMU_MACHINE=(-nodefaults -nographic -no-reboot
-		-machine pc -accel "$accel" -cpu "$2" -smp "2,sockets=2,cores=1,threads=1"
+		-machine pc -accel "$accel" -cpu "$2" -smp "$cpus,sockets=$cpus,cores=1,threads=1"
 		-m "${GUEST_MEM:-1024}"
 		-device "qemu-xhci,id=xhci" -device "usb-kbd,bus=xhci.0")
 }
@@ -41,3 +42,15 @@ qemu_machine() {
 # bounds from (seen at boot, 6.12.118).  4-level paging is all the lab needs.
 # shellcheck disable=SC2034 # used by the scripts that source this file
 KERNEL_CONSOLE_ARGS="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 no5lvl"
+
+# exact_guest SEED: what harness/boot.sh boots next is the exact guest, a
+# deterministic one: QEMU's -icount shift=0,sleep=off (BOOT_ICOUNT: the
+# guest's clock and TSC count its instructions), one vCPU (GUEST_CPUS: with
+# two, the vCPUs' turns and the second one's wake-ups moved a mount's cost
+# by up to 15,000 instructions from one boot to the next) and QEMU's random
+# numbers and RTC fixed (BOOT_SEED), so that the same boot of the same
+# kernel and initramfs counts the same instructions.  make bench-scale and
+# make test's plain-icount boot use it (docs/bench-scale.md).
+exact_guest() {
+	export BOOT_ICOUNT=1 BOOT_SEED=$1 GUEST_CPUS=1
+}
