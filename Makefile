@@ -283,6 +283,15 @@ DEBUG_BOOT_SPEC := $(DEBUG_OBJ):$(DEBUG_PROFILE):$(DEBUG_PROFILE)-debug:$(DEBUG_
 # A short boot with an unusual start (testcases/runner/suites/suite_early.c):
 # a bad watchpol.model=, and a watchpol policy written before SELinux's.
 EARLY_BOOT_SPEC := $(LAB_OBJ):selinux:selinux-early:$(BOOT_TIMEOUT)::watchpol.model=bogus+watchlab.early=1+watchlab.suites=suite_early
+# A short boot on an exact clock: watchlab.clock=icount makes
+# harness/run-profile.sh boot it under QEMU's -icount on one vCPU with
+# QEMU's random numbers and the RTC fixed, so the guest's TSC counts its
+# instructions and the same boot gives the same counts.  It runs the test
+# of kernel-patches 0035 (suite_mount_scale's walk_after_last_watch: no
+# rootwards walk after the last mount watch is gone), which compares two
+# instruction counts.  Not a LAVA job: LAVA's qemu device has no icount.
+ICOUNT_BOOT_ARGS := watchlab.clock=icount+kunit.enable=0+watchlab.suites=suite_mount_scale+watchlab.scale_part=walk
+ICOUNT_BOOT_SPEC := $(LAB_OBJ):plain:plain-icount:$(BOOT_TIMEOUT)::$(ICOUNT_BOOT_ARGS)
 
 # Shards: `make test BOOTS="..."` (or make lab) runs only the parts it
 # names, boots by their log names and the host parts `host` (the host
@@ -290,7 +299,7 @@ EARLY_BOOT_SPEC := $(LAB_OBJ):selinux:selinux-early:$(BOOT_TIMEOUT)::watchpol.mo
 # merges the shards' results folders into one whole run's
 # (harness/shard-merge.sh) and judges it as make test does.
 spec_name = $(word 3,$(subst :, ,$(1)))
-LAB_PARTS := $(foreach s,$(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC),$(call spec_name,$(s)))
+LAB_PARTS := $(foreach s,$(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC) $(ICOUNT_BOOT_SPEC),$(call spec_name,$(s)))
 DEBUG_PARTS := $(foreach s,$(DEBUG_BOOT_SPEC),$(call spec_name,$(s)))
 TEST_PARTS := $(DEBUG_PARTS) $(LAB_PARTS) host mutants lava
 BOOTS ?=
@@ -305,7 +314,7 @@ picked = $(call pick,$(1),3)
 picked_report = $(call pick,$(1),1)
 # $(call part,NAME,TARGET): TARGET, unless BOOTS leaves the part NAME out.
 part = $(if $(BOOTS),$(if $(filter $(1),$(BOOTS)),$(2)),$(2))
-LAB_PICKED := $(strip $(call picked,$(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC)))
+LAB_PICKED := $(strip $(call picked,$(LAB_BOOT_SPECS) $(EARLY_BOOT_SPEC) $(ICOUNT_BOOT_SPEC)))
 DEBUG_PICKED := $(strip $(call picked,$(DEBUG_BOOT_SPEC)))
 
 boot-lab: kernel guest | results-dir
@@ -318,7 +327,7 @@ boot-test: kernel $(if $(DEBUG_PICKED),kernel-debug) guest | results-dir
 host-tests: tree $(UAPI)/.stamp | results-dir
 	@harness/host-tests.sh >$(R)/host.ktap
 
-LAB_BOOTS := $(foreach p,$(PROFILES),$(p):$(p):1) selinux-early:selinux:0 \
+LAB_BOOTS := $(foreach p,$(PROFILES),$(p):$(p):1) selinux-early:selinux:0 plain-icount:plain:0 \
 	byo-$(LSM):$(LSM):byo $(if $(LSM_ANSWER),$(LSM_ANSWER):$(LSM):answer)
 TEST_BOOTS := $(LAB_BOOTS) $(DEBUG_PROFILE)-debug:$(DEBUG_PROFILE):0 \
 	$(LABELLED_DEBUG_PROFILE)-debug:$(LABELLED_DEBUG_PROFILE):0 host:host:ktap mutants:mutants:ktap \
@@ -389,7 +398,8 @@ lava-jobs: kernel kernel-debug guest
 LAVA_BOOT := selinux-early
 lava-check: boot-test | results-dir
 	@echo "watchlab: running the $(LAVA_BOOT) boot through lava-run and a LAVA server"
-	@env -u LAVA_ARTIFACTS harness/lava_check.py --server $(R) $(LAVA_BOOT) $(LAB_PICKED) $(DEBUG_PICKED) \
+	@env -u LAVA_ARTIFACTS harness/lava_check.py --server $(R) $(LAVA_BOOT) \
+		$(filter-out $(ICOUNT_BOOT_SPEC),$(LAB_PICKED)) $(DEBUG_PICKED) \
 		>$(R)/lava.ktap
 
 # make lava-lab: LAVA_LAB_BOOTS (log names) booted here into results/lava-lab/

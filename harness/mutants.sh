@@ -101,12 +101,12 @@ suites_for() {
 }
 
 # boots_for MUTANT: the boots it runs (its Boots: line, or every profile);
-# unscoped, every profile and the debug boots its Boots: line names.
+# unscoped, every profile and the other boots its Boots: line names.
 boots_for() {
 	local b
 	b=$(header "$1" Boots)
 	if [ "${MUTANT_SCOPE:-}" = all ] || [ -z "$b" ]; then
-		echo "$profiles $(debug_boots "$b")"
+		echo "$profiles $(other_boots "$b")"
 	else
 		echo "$b"
 	fi
@@ -117,6 +117,15 @@ debug_boots() {
 	local w
 	for w in $1; do
 		case $w in *-debug) printf '%s ' "$w" ;; esac
+	done
+}
+
+# other_boots WORDS: those that name a boot besides the profiles': a debug
+# boot, or plain-icount (the Makefile's boot on an exact clock).
+other_boots() {
+	local w
+	for w in $1; do
+		case $w in *-debug | plain-icount) printf '%s ' "$w" ;; esac
 	done
 }
 
@@ -162,7 +171,11 @@ profiles=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/images/profiles" | cut 
 # The debug kernel boots a profile as PROFILE-debug (the Makefile's
 # plain-debug and smack-debug); the labelled one runs only the suites the
 # Makefile gives it, unless the mutant names its own.
-debug_names=$(for p in $profiles; do echo "$p-debug"; done)
+other_names=$(for p in $profiles; do echo "$p-debug"; done)
+# The Makefile's plain-icount boot: the plain profile on the exact clock,
+# with the kernel arguments make test gives it.
+icount_args=$(sed -n 's/^ICOUNT_BOOT_ARGS := *//p' "$top/Makefile")
+other_names="$other_names"$'\n'plain-icount
 labelled_debug=$(sed -n 's/^LABELLED_DEBUG_PROFILE := *//p' "$top/Makefile")
 labelled_debug_suites=$(sed -n 's/^LABELLED_DEBUG_SUITES := *//p' "$top/Makefile" | tr , ' ')
 known_suites=$(grep -rhoE 'WL_[A-Z_]*\(suite_[a-z0-9_]+' "$top/testcases/runner/suites" |
@@ -177,12 +190,12 @@ for f in "${mutants[@]}"; do
 	done
 	case $(header "$f" Layer) in kernel | lsm | lab) ;; *) complain "$n" "Layer: must be kernel, lsm or lab" ;; esac
 	for p in $(header "$f" Boots); do
-		grep -qx "$p" <<<"$profiles$nl$debug_names" ||
-			complain "$n" "Boots: names $p, which images/profiles lacks (nor is it PROFILE-debug)"
+		grep -qx "$p" <<<"$profiles$nl$other_names" ||
+			complain "$n" "Boots: names $p, which images/profiles lacks (nor is it PROFILE-debug or plain-icount)"
 	done
 	for w in $(header "$f" Suites); do
 		grep -qx "${w#*:}" <<<"$known_suites" || complain "$n" "Suites: names ${w#*:}, which testcases/runner/suites lacks"
-		case $w in *:*) grep -qx "${w%%:*}" <<<"$profiles$nl$debug_names" || complain "$n" "Suites: names boot ${w%%:*}, which images/profiles lacks" ;; esac
+		case $w in *:*) grep -qx "${w%%:*}" <<<"$profiles$nl$other_names" || complain "$n" "Suites: names boot ${w%%:*}, which images/profiles lacks" ;; esac
 	done
 	case $(target_of "$f") in
 	src) dir=$top ;;
@@ -244,8 +257,9 @@ restore() {
 # derivation a single boot cannot make) still kills by a cell it did not
 # name there.
 check_boot() {
-	local s=$1 res=$2 boot=$3 suites=$4 obj=$1/kbuild-lab profile=$3 debug="" kind=1
+	local s=$1 res=$2 boot=$3 suites=$4 obj=$1/kbuild-lab profile=$3 debug="" kind=1 extra=""
 	local t=$timeout
+	[ "$boot" != plain-icount ] || profile=plain kind=0 extra=$icount_args
 	# PROFILE-debug: the debug kernel, judged as make test judges its boots.
 	case $boot in *-debug)
 		obj=$s/kbuild-debug profile=${boot%-debug} debug=debug kind=0 t=$debug_timeout
@@ -257,7 +271,7 @@ check_boot() {
 	rm -rf "$res"
 	mkdir -p "$res"
 	BUILD=$s RESULTS=$res FRESH=1 SUITES=$suites \
-		"$s/src/harness/run-profile.sh" "$obj" "$profile" "$boot" "$t" ${debug:+"$debug"} \
+		"$s/src/harness/run-profile.sh" "$obj" "$profile" "$boot" "$t" "$debug" "$extra" \
 		>"$res/boot.log" 2>&1 || true
 	SUITES=$suites "$s/src/harness/report.py" "$res" "$boot:$profile:$kind" >"$res/summary.txt" 2>&1 || true
 	sed -n 's/^FAIL //p' "$res/summary.txt"
@@ -511,9 +525,9 @@ done
 	done
 	if [ "$rescope" = 1 ] && [ "${#todo[@]}" -gt 0 ]; then
 		for b in $profiles; do printf '%s\t\n' "$b"; done
-		# A debug mutant's rescope boots its debug boots with every suite.
+		# A mutant's rescope boots its other boots with every suite.
 		for f in "${todo[@]}"; do
-			for b in $(debug_boots "$(header "$f" Boots)"); do printf '%s\t\n' "$b"; done
+			for b in $(other_boots "$(header "$f" Boots)"); do printf '%s\t\n' "$b"; done
 		done
 	fi
 } | sort -u | while IFS=$'\t' read -r b suites; do

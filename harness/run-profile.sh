@@ -22,6 +22,15 @@ only=""
 for a in $args; do
 	case $a in watchlab.suites=*) only=${a#watchlab.suites=} ;; esac
 done
+# A boot told its clock counts instructions (watchlab.clock=icount, the
+# Makefile's plain-icount) boots the exact guest.
+case " $args " in
+*" watchlab.clock=icount "*)
+	# shellcheck source=harness/qemu-machine.sh
+	. "$top/harness/qemu-machine.sh"
+	exact_guest 1
+	;;
+esac
 # shellcheck disable=SC2086 # one suite name per word
 WATCHLAB_CMDLINE="$args" WATCHLAB_SCENARIOS="$top/testcases/scenarios" \
 	WATCHLAB_GUEST_BINDIR="$build/guest" \
