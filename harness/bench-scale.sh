@@ -134,7 +134,7 @@ BEGIN { nn = split("10 100 1000 10000", NS, " ")
 /^BENCH scale-guest / { GUEST = sprintf(", one vCPU, -seed %s", field("seed")) }
 /^BENCH scale-mounter / {
 	s = field("shape"); n = field("n"); p = field("place"); q = field("queues")
-	P[s, p, q, n] = field("pair"); MO[s, p, q, n] = field("mount"); UM[s, p, q, n] = field("umount")
+	P[s, p, q, n] = field("pair"); CH[s, p, q, n] = field("change")
 }
 /^BENCH scale-walk / {
 	WALK = sprintf("a mount+umount at the top of a chain of %s mounts, no watch left in the system: %s before a watch on / came and went, %s after (%+.1f%%)",
@@ -186,7 +186,8 @@ END {
 	printf "\nb. the mounter: mount (fsopen..move_mount) + umount (umount2 MNT_DETACH + close), instructions\n"
 	printf "per pair, the fastest of 9, with Q queues watching: parent (watch_mount on the changed\n"
 	printf "mount'"'"'s parent), root (on \"/\"), self (on the changed mount, set between mount and umount),\n"
-	printf "fanotify (Q groups with a mount-namespace mark); per queue: (pair(Q) - pair(0)) / Q\n\n"
+	printf "fanotify (Q groups with a mount-namespace mark); per queue: (change(Q) - change(0)) / Q, the\n"
+	printf "change being move_mount + umount, the part a watch sees (fsopen..fsmount builds the tmpfs)\n\n"
 	for (si = 1; si <= 2; si++) {
 		s = si == 1 ? "wide" : "deep"
 		printf "%-6s %-9s %5s", s, "place", "Q"
@@ -202,8 +203,8 @@ END {
 				p = PS[k]; q = QS[l]
 				printf "%-6s %-9s %5s", s, p, q
 				for (i = 1; i <= nn; i++) {
-					v = P[s, p, q, NS[i]]; b = P[s, "none", 0, NS[i]]
-					printf " %10s %8s", fmt(v), v == "" || b == "" ? "n/a" : \
+					v = CH[s, p, q, NS[i]]; b = CH[s, "none", 0, NS[i]]
+					printf " %10s %8s", fmt(P[s, p, q, NS[i]]), v == "" || b == "" ? "n/a" : \
 						sprintf("%.1f", (v - b) / q)
 				}
 				printf "\n"
@@ -243,12 +244,12 @@ END {
 		SE["fanotify", "counters"], SR["fanotify", "counters"]
 	for (si = 1; si <= 2; si++) {
 		s = si == 1 ? "wide" : "deep"
-		printf "goal 4 (%s): the mounter'"'"'s extra cost per watching queue, (pair(1000) - pair(0)) / 1000 [slope\n  (pair(1000) - pair(100)) / 900], N=10 -> N=10000:", s
+		printf "goal 4 (%s): the mounter'"'"'s extra cost per watching queue, (change(1000) - change(0)) / 1000\n  [slope (change(1000) - change(100)) / 900], N=10 -> N=10000:", s
 		for (k = 2; k <= np; k++) {
 			p = PS[k]
-			a = P[s, p, 1000, 10]; b = P[s, "none", 0, 10]; c = P[s, p, 1000, 10000]; d = P[s, "none", 0, 10000]
-			printf " %s %.1f [%.1f] -> %.1f [%.1f];", p, (a - b) / 1000, (a - P[s, p, 100, 10]) / 900,
-				(c - d) / 1000, (c - P[s, p, 100, 10000]) / 900
+			a = CH[s, p, 1000, 10]; b = CH[s, "none", 0, 10]; c = CH[s, p, 1000, 10000]; d = CH[s, "none", 0, 10000]
+			printf " %s %.1f [%.1f] -> %.1f [%.1f];", p, (a - b) / 1000, (a - CH[s, p, 100, 10]) / 900,
+				(c - d) / 1000, (c - CH[s, p, 100, 10000]) / 900
 		}
 		printf "\n  the mounter with no watch: %s -> %s instructions a pair\n", P[s, "none", 0, 10], P[s, "none", 0, 10000]
 	}
@@ -266,8 +267,8 @@ for shape in wide deep; do
 	done
 	for p in parent root self fanotify; do
 		awk "$awk_field"'/^BENCH scale-mounter / && field("shape") == s {
-			if (field("place") == "none") base[field("n")] = field("pair")
-			if (field("place") == p && field("queues") == 1000) v[field("n")] = field("pair")
+			if (field("place") == "none") base[field("n")] = field("change")
+			if (field("place") == p && field("queues") == 1000) v[field("n")] = field("change")
 		}
 		END { for (n = 10; n <= 10000; n *= 10) if ((n in v) && (n in base)) print n, (v[n] - base[n]) / 1000 }' \
 			s="$shape" p="$p" "$lines" >"$results/mounter-$shape-$p.dat"

@@ -43,8 +43,10 @@
  *    timed apart; a figure is the fastest of the rounds (under icount the
  *    rounds differ only by the timer ticks that land in them).
  * b. the same tests, the mounter: fsopen..move_mount (mount) and
- *    umount2+close (umount), the fastest of 9 rounds, with Q = 0, 1, 100,
- *    1000 queues watching:
+ *    umount2+close (umount), the fastest of 9 rounds, and the change, the
+ *    move_mount() and the umount, the part a watch sees (fsopen..fsmount
+ *    builds the tmpfs, and costs what the per-CPU allocator's state makes
+ *    it), with Q = 0, 1, 100, 1000 queues watching:
  *    parent  each queue a watch_mount() on the changed mount's parent;
  *    root    each a watch_mount() on "/", N (deep) or 2 (wide) mounts up;
  *    self    each a watch_mount() on the changed mount itself, set after
@@ -765,10 +767,14 @@ static void watcher_stop(struct watcher *w)
 
 /* ---- the tree and the change ---- */
 
-/* A new tmpfs attached on the directory dfd names: its fd, or -1 (diagnosed). */
-static int attach_tmpfs(int dfd)
+/*
+ * A new tmpfs attached on the directory dfd names: its fd, or -1
+ * (diagnosed); *attach, unless NULL, the instructions of the move_mount().
+ */
+static int attach_tmpfs(int dfd, uint64_t *attach)
 {
 	int fs = syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC), m;
+	uint64_t t0;
 
 	if (fs < 0) {
 		wl_diag("fsopen(tmpfs): %s", strerror(errno));
@@ -785,12 +791,15 @@ static int attach_tmpfs(int dfd)
 		wl_diag("fsmount: %s", strerror(errno));
 		return -1;
 	}
+	t0 = __rdtsc();
 	if (syscall(SYS_move_mount, m, "", dfd, "",
 		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH)) {
 		wl_diag("move_mount: %s", strerror(errno));
 		close(m);
 		return -1;
 	}
+	if (attach)
+		*attach = __rdtsc() - t0;
 	return m;
 }
 
@@ -878,7 +887,7 @@ static int tree_grow(struct tree *t, unsigned int n)
 
 	while (t->n < n) {
 		if (t->deep) {
-			int m = attach_tmpfs(t->chg);
+			int m = attach_tmpfs(t->chg, NULL);
 
 			if (m < 0)
 				return -1;
@@ -966,7 +975,7 @@ static int measure_watcher(struct tree *t, enum mech m)
 		int fd;
 
 		t0 = __rdtsc();
-		fd = attach_tmpfs(t->chg);
+		fd = attach_tmpfs(t->chg, NULL);
 		t1 = __rdtsc();
 		if (fd < 0)
 			goto out;
@@ -1082,15 +1091,16 @@ static void close_queues(struct queues *q)
 static int measure_mounter(struct tree *t, struct queues *q, enum place p, unsigned int nq)
 {
 	uint64_t mnt[SCALE_MOUNTER_ROUNDS], umnt[SCALE_MOUNTER_ROUNDS], pair[SCALE_MOUNTER_ROUNDS];
+	uint64_t change[SCALE_MOUNTER_ROUNDS];
 
 	if (arm(t, q, p, nq))
 		return -1;
 	for (unsigned int r = 0; r < SCALE_MOUNTER_ROUNDS; r++) {
-		uint64_t t0, t1;
+		uint64_t t0, t1, attach;
 		int fd;
 
 		t0 = __rdtsc();
-		fd = attach_tmpfs(t->chg);
+		fd = attach_tmpfs(t->chg, &attach);
 		t1 = __rdtsc();
 		if (fd < 0)
 			return -1;
@@ -1109,15 +1119,18 @@ static int measure_mounter(struct tree *t, struct queues *q, enum place p, unsig
 		t1 = __rdtsc();
 		umnt[r] = t1 - t0;
 		pair[r] = mnt[r] + umnt[r];
+		change[r] = attach + umnt[r];
 		drain(q, nq);
 	}
 	qsort(mnt, SCALE_MOUNTER_ROUNDS, sizeof(mnt[0]), cmp_u64);
 	qsort(umnt, SCALE_MOUNTER_ROUNDS, sizeof(umnt[0]), cmp_u64);
 	qsort(pair, SCALE_MOUNTER_ROUNDS, sizeof(pair[0]), cmp_u64);
-	wl_diag("BENCH scale-mounter shape=%s n=%u place=%s queues=%u rounds=%u mount=%llu umount=%llu pair=%llu pair_max=%llu",
+	qsort(change, SCALE_MOUNTER_ROUNDS, sizeof(change[0]), cmp_u64);
+	wl_diag("BENCH scale-mounter shape=%s n=%u place=%s queues=%u rounds=%u mount=%llu umount=%llu pair=%llu pair_max=%llu change=%llu",
 		t->deep ? "deep" : "wide", t->n, place_name[p], nq, SCALE_MOUNTER_ROUNDS,
 		(unsigned long long)mnt[0], (unsigned long long)umnt[0],
-		(unsigned long long)pair[0], (unsigned long long)pair[SCALE_MOUNTER_ROUNDS - 1]);
+		(unsigned long long)pair[0], (unsigned long long)pair[SCALE_MOUNTER_ROUNDS - 1],
+		(unsigned long long)change[0]);
 	return 0;
 }
 
@@ -1440,7 +1453,7 @@ static int walk_pair(const struct tree *t, uint64_t *best)
 	*best = UINT64_MAX;
 	for (unsigned int r = 0; r < SCALE_MOUNTER_ROUNDS; r++) {
 		uint64_t t0 = __rdtsc(), d;
-		int fd = attach_tmpfs(t->chg);
+		int fd = attach_tmpfs(t->chg, NULL);
 
 		if (fd < 0 || detach_tmpfs(fd))
 			return -1;
