@@ -108,16 +108,9 @@ want 'BENCH scale-mounter ' 104
 want 'BENCH scale-storm ' 8
 [ "$report_only" = 1 ] || want 'BENCH scale-walk ' 1
 
-# KEY=value fields of a BENCH line.
-# shellcheck disable=SC2016 # awk code, for awk to expand
-awk_field='
-function field(k,   i) {
-	for (i = 2; i <= NF; i++)
-		if (index($i, k "=") == 1)
-			return substr($i, length(k) + 2)
-	return ""
-}
-'
+# KEY=value fields of a BENCH line: awk_field.
+# shellcheck source=harness/bench-field.sh
+. "$top/harness/bench-field.sh"
 
 tables() {
 	awk "$awk_field"'

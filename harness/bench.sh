@@ -106,16 +106,9 @@ for rep in $(seq 1 "$repeat"); do
 	done <<<"$boots"
 done
 
-# KEY=value fields of a BENCH line, for both tables' awk programs.
-# shellcheck disable=SC2016 # awk code, for awk to expand
-awk_field='
-function field(k,   i) {
-	for (i = 2; i <= NF; i++)
-		if (index($i, k "=") == 1)
-			return substr($i, length(k) + 2)
-	return ""
-}
-'
+# KEY=value fields of a BENCH line: awk_field.
+# shellcheck source=harness/bench-field.sh
+. "$top/harness/bench-field.sh"
 
 # The icount table: one row per boot and configuration; per repetition the
 # instructions per event per queue (8 queues; the median of the rounds, and
