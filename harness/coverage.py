@@ -154,10 +154,12 @@ def diff_coverage(added, info_of, patches):
 
 
 # The kinds of answer an uncovered line can have, in the order
-# uncovered.md counts them.  needs-fault-injection is an allocation (or
-# other injected) failure no boot can make happen yet: a gap in the lab,
-# not a reason, so it is counted and listed apart.
-KINDS = ("covered-by", "unreachable", "needs-fault-injection")
+# uncovered.md counts them.  The last two are gaps, not reasons, counted
+# and listed apart: needs-fault-injection, an allocation (or other
+# injected) failure no boot can make happen yet; untested, a line a guest
+# could reach that no test reaches yet (what it would take).
+KINDS = ("covered-by", "unreachable", "needs-fault-injection", "untested")
+GAPS = {"needs-fault-injection": "Needs fault injection", "untested": "Untested"}
 
 
 class AnswersError(Exception):
@@ -177,8 +179,9 @@ def read_answers(text, name="answers"):
                                  each line answered (a text twice in the
                                  function, and both answered: two line: fields)
         KIND: WHY                exactly one: covered-by: SUITE.TEST or
-                                 boot NAME, unreachable: one line why, or
-                                 needs-fault-injection: which failure
+                                 boot NAME, unreachable: one line why,
+                                 needs-fault-injection: which failure, or
+                                 untested: what a test would take
 
     Returns [{"at": line number, "path", "function", "lines": [text],
     "kind", "why"}]; raises AnswersError naming NAME:LINE."""
@@ -570,11 +573,12 @@ def write_answer_sections(f, m, uncovered):
     f.write(f"\n### Unanswered ({len(m['unanswered'])})\n\n")
     for path, fn, ln, text in m["unanswered"]:
         f.write(f"    {path}: {fn}: {ln}: {norm(text)}\n")
-    fi = sorted(((k, a) for k, a in m["answer"].items() if a["kind"] == "needs-fault-injection"),
-                key=lambda x: x[0])
-    f.write(f"\n### Needs fault injection ({len(fi)}): the lab's gap, not a reason\n\n")
-    for (path, ln), a in fi:
-        f.write(f"    {path}: {a['function']}: {ln}: {a['why']}\n")
+    for kind, title in GAPS.items():
+        gap = sorted(((k, a) for k, a in m["answer"].items() if a["kind"] == kind),
+                     key=lambda x: x[0])
+        f.write(f"\n### {title} ({len(gap)}): the lab's gap, not a reason\n\n")
+        for (path, ln), a in gap:
+            f.write(f"    {path}: {a['function']}: {ln}: {a['why']}\n")
     f.write(f"\n### Stale answer lines: no line of that file, function and text "
             f"({len(m['stale'])})\n\n")
     for a, text in m["stale"]:

@@ -195,6 +195,8 @@ class Answers(unittest.TestCase):
         self.malformed("line: x;\nunreachable: why\n", 1, "no \"in: FILE: FUNCTION\"")
         self.malformed("in: f.c: fn\nunreachable: why\n", 1, "no \"line:\"")
         self.malformed(ok + "covered-by: t\n", 4, "a second answer")
+        self.malformed(ok.replace("unreachable", "untested") + "unreachable: x\n", 4,
+                       "a second answer (unreachable:) in one block, after untested:")
         self.malformed(ok + "\nin: f.c\n", 5, "want \"in: FILE: FUNCTION\"")
         self.malformed(ok + "\nlines: x;\n", 5, "not \"KEY: VALUE\"")
         self.malformed(ok + "\njust text\n", 5, "not \"KEY: VALUE\"")
@@ -229,7 +231,7 @@ class Answers(unittest.TestCase):
         self.assertEqual(m["stale"] + m["contradicted"], [])
         counts = coverage.answer_counts(m, uncovered)
         self.assertIn("5 uncovered lines, 3 answered (covered-by 0, unreachable 1, "
-                      "needs-fault-injection 2), 2 unanswered; 0 stale", counts)
+                      "needs-fault-injection 2, untested 0), 2 unanswered; 0 stale", counts)
 
     def test_stale_and_contradicted(self):
         answers = coverage.read_answers(ANSWERS.replace("# a comment inside a block", ""))
@@ -325,7 +327,7 @@ class Report(unittest.TestCase):
             md = (out / "uncovered.md").read_text()
             keys = (out / "answer-keys").read_text()
         self.assertIn("answers: 4 uncovered lines, 3 answered (covered-by 2, unreachable 0, "
-                      "needs-fault-injection 1), 1 unanswered; 0 stale answer lines, "
+                      "needs-fault-injection 1, untested 0), 1 unanswered; 0 stale answer lines, "
                       "1 contradicted", r.stdout.splitlines()[-1])
         self.assertIn("        5  \t\treturn -ENOMEM;\n"
                       "            > needs-fault-injection: g()'s allocation: not in the lab "
@@ -336,6 +338,7 @@ class Report(unittest.TestCase):
                       "            > covered-by: suite_w.calls_w\n", md)
         self.assertIn("### Unanswered (1)\n\n    fs/a.c: f: 7: return -ENOMEM;\n", md)
         self.assertIn("### Needs fault injection (1)", md)
+        self.assertIn("### Untested (0)", md)
         self.assertIn(f"{tmp / 'answers'}:10: fs/a.c: f: 8: return 0;: unreachable", md)
         self.assertIn("uncovered\tfs/a.c\tf\treturn -ENOMEM;\n", keys)
         self.assertIn("executed\tfs/a.c\tf\treturn 0;\n", keys)
