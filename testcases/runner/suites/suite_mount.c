@@ -793,6 +793,9 @@ static enum wl_result argument_errors(void)
 
 	file = open(BASE "/file", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
 	WL_EXPECT(file >= 0, "create file: %s", strerror(errno));
+	/* A symlink to BASE: AT_SYMLINK_NOFOLLOW stops on the link itself. */
+	unlink(BASE "/lnk");
+	WL_EXPECT(symlink(".", BASE "/lnk") == 0, "symlink: %s", strerror(errno));
 	fd = wl_vfs_queue_open(64);
 	other = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0 && other >= 0, "notification pipes");
@@ -809,6 +812,8 @@ static enum wl_result argument_errors(void)
 		{ "watch_fd not open", AT_FDCWD, BASE, 0, 9999, 1, EINVAL },
 		{ "remove without a watch", AT_FDCWD, BASE, 0, fd, -1, EBADSLT },
 		{ "empty path without AT_EMPTY_PATH", AT_FDCWD, "", 0, fd, 1, ENOENT },
+		{ "symlink with AT_SYMLINK_NOFOLLOW", AT_FDCWD, BASE "/lnk", AT_SYMLINK_NOFOLLOW,
+		  fd, 1, ENOTDIR },
 	};
 
 	bad = wl_vfs_bad_calls(wl_watch_mount, cases, WL_ARRAY_SIZE(cases));
@@ -818,7 +823,9 @@ static enum wl_result argument_errors(void)
 		  strerror(errno));
 	if (wl_want_errno("duplicate watch", wl_watch_mount(AT_FDCWD, BASE, 0, fd, 2), EBUSY) ||
 	    wl_want_errno("duplicate watch, other directory",
-			  wl_watch_mount(AT_FDCWD, BASE "/d2", 0, fd, 2), EBUSY))
+			  wl_watch_mount(AT_FDCWD, BASE "/d2", 0, fd, 2), EBUSY) ||
+	    wl_want_errno("duplicate watch, through the followed symlink",
+			  wl_watch_mount(AT_FDCWD, BASE "/lnk", 0, fd, 2), EBUSY))
 		bad = 1;
 	/* Another queue on the same mount is fine. */
 	if (wl_watch_mount(AT_FDCWD, BASE, 0, other, 1)) {
