@@ -1900,6 +1900,9 @@ WL_SUITE_IF(suite_watchpol_reach, watchpol_reach_tests, watchpol_stress_applies,
 
 /* ---- the lock: last suite of a boot ---- */
 
+/* What the writers opened before the lock write: never in force. */
+#define LOCK_RACE_TEXT "default strict\n"
+
 static int lock_without_cap_child(void *arg)
 {
 	(void)arg;
@@ -1916,7 +1919,7 @@ static enum wl_result lock_is_honoured(void)
 	struct wl_creds root = wl_user(0);
 	bool audit;
 	char buf[16], *before, *after;
-	int r;
+	int r, half, whole;
 
 	WL_EXPECT(wl_try_read(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "0\n"),
 		  "lock reads '%s' before locking, want 0", buf);
@@ -1929,10 +1932,31 @@ static enum wl_result lock_is_honoured(void)
 
 	before = wp_read_policy();
 	WL_EXPECT(before, "read the policy");
+	/*
+	 * Two writers opened before the lock: one whose end line comes after
+	 * it (refused by the write), one whose complete text is closed after
+	 * it (refused by the close that would put it in force).
+	 */
+	half = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	whole = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	WL_EXPECT(half >= 0 && whole >= 0, "open two policy writers: %s", strerror(errno));
+	WL_EXPECT(write(half, LOCK_RACE_TEXT, strlen(LOCK_RACE_TEXT)) ==
+		  (ssize_t)strlen(LOCK_RACE_TEXT), "write a text without its end: %s",
+		  strerror(errno));
+	WL_EXPECT(write(whole, LOCK_RACE_TEXT "end\n", strlen(LOCK_RACE_TEXT "end\n")) ==
+		  (ssize_t)strlen(LOCK_RACE_TEXT "end\n"), "write a whole text: %s",
+		  strerror(errno));
 	r = wp_write_one(WP_LOCK, "1", 1);
 	WL_EXPECT(r == 0, "lock: %s", strerror(-r));
 	WL_EXPECT(wl_try_read(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "1\n"),
 		  "lock reads '%s' after locking, want 1", buf);
+	WL_EXPECT(write(half, "end\n", 4) == -1 && errno == EPERM,
+		  "the end line of a text begun before the lock: %s, want EPERM",
+		  strerror(errno));
+	WL_EXPECT(close(whole) == -1 && errno == EPERM,
+		  "closing a whole text written before the lock: %s, want EPERM",
+		  strerror(errno));
+	close(half);
 	/* A refused write is audited, never rate-limited (review M3). */
 	WL_EXPECT(wl_evidence_begin(&ev) == 0, "open an evidence window");
 	audit = ev.audit >= 0;
