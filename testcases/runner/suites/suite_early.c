@@ -9,7 +9,8 @@
  *   - writes a watchpol policy (default none, post_dac off, the lab's label
  *     rules) while every SELinux context still resolves to the kernel SID.
  * Nothing else runs in this boot (watchlab.suites=suite_early), so the
- * early policy is still the one in force when these tests run.
+ * early policy is still the one in force when these tests run.  The boot
+ * also gives fput_creds=0, the boot parameter of kernel-patches 0002.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@
 #include "wl.h"
 
 #define WL_EARLY_BOOT_POLICY "/tmp/watchpol-boot.policy"
+/* As vfs_util.h's WL_FPUT_SYSCTL (which needs _GNU_SOURCE). */
+#define FPUT_SYSCTL "/proc/sys/fs/fput_creds"
 
 static bool early_boot(void)
 {
@@ -198,9 +201,27 @@ static enum wl_result rules_follow_selinux_loads(void)
 	return WL_PASS;
 }
 
+/*
+ * fput_creds= on the command line sets fs.fput_creds: the boot gives 0,
+ * and a kernel that ignored it would read the default, 1.
+ */
+static enum wl_result fput_creds_boot_param(void)
+{
+	char want[8], got[8] = "";
+
+	WL_EXPECT(wl_cmdline("fput_creds", want, sizeof(want)),
+		  "no fput_creds= on this boot's command line");
+	WL_EXPECT(wl_read_file(FPUT_SYSCTL, got, sizeof(got)) > 0, "read %s: %s",
+		  FPUT_SYSCTL, strerror(errno));
+	WL_EXPECT(atoi(got) == atoi(want), "fput_creds=%s on the command line, %s reads %s",
+		  want, FPUT_SYSCTL, got);
+	return WL_PASS;
+}
+
 static const struct wl_test tests[] = {
 	{ "bad_boot_model_fails_safe", bad_boot_model_fails_safe },
 	{ "rules_follow_selinux_loads", rules_follow_selinux_loads },
+	{ "fput_creds_boot_param", fput_creds_boot_param },
 };
 
 WL_SUITE_IF(suite_early, tests, early_boot,
