@@ -441,7 +441,8 @@ static int counter_moved(unsigned long long uniq, const struct wl_mount_counts *
  * each mount changed, IS_RECURSIVE with MS_REC, and each mount's counter
  * moves, so that a watcher that lost the records and re-reads the counters
  * knows to re-read its propagation.  Without kernel-patches 0025 it posts
- * and counts nothing.
+ * and counts nothing.  mount_setattr() with a propagation posts the same
+ * (its notes wait for namespace_unlock(), 0034).
  */
 static enum wl_result propagation_records(void)
 {
@@ -486,6 +487,19 @@ static enum wl_result propagation_records(void)
 
 	WL_EXPECT(counter_moved(p_uniq, &c0, 2, "two propagation changes") == 0,
 		  "p's counter");
+
+	/* The same change through mount_setattr(): SETATTR for p alone. */
+	struct mount_attr attr = { .propagation = MS_SHARED };
+
+	WL_EXPECT(syscall(SYS_mount_setattr, AT_FDCWD, BASE "/p", 0, &attr, sizeof(attr)) == 0,
+		  "mount_setattr(propagation MS_SHARED): %s", strerror(errno));
+	ev.flags = 0;
+	ev.noflags = NOTIFY_MOUNT_IN_SUBTREE | NOTIFY_MOUNT_IS_RECURSIVE;
+	ev.changed = p_id;
+	WL_EXPECT(expect_mnt(fd, "mount_setattr(MS_SHARED), p", &ev) == 0, "SETATTR for p");
+	WL_EXPECT(expect_nothing(fd, "mount_setattr(MS_SHARED)") == 0, "no further records");
+	WL_EXPECT(counter_moved(p_uniq, &c0, 3, "three propagation changes") == 0,
+		  "p's counter after mount_setattr()");
 	wl_wq_close(fd);
 	return WL_PASS;
 }
