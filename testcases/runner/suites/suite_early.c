@@ -13,6 +13,7 @@
  * also gives fput_creds=0, the boot parameter of kernel-patches 0002.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +179,9 @@ static int reload_selinux(void *arg)
  */
 static enum wl_result rules_follow_selinux_loads(void)
 {
+	char *text;
 	long before;
+	int held;
 
 	WL_EXPECT(early_policy_in_force() == 0, "the policy /init wrote is not in force");
 	WL_EXPECT(rules_match("after the first SELinux load") == 0,
@@ -187,12 +190,26 @@ static enum wl_result rules_follow_selinux_loads(void)
 		  "stats: no label re-resolution since the SELinux policy loaded");
 	WL_EXPECT(one_rule_unresolved("after the first SELinux load") == 0,
 		  "a label that no longer resolves is not handled alone");
+	/*
+	 * The policy in force, written whole on a file held open across the
+	 * reload: parsed against the old SELinux policy, it is resolved again
+	 * when its close puts it in force (policy_install()).
+	 */
+	text = wp_read_policy();
+	WL_EXPECT(text, "read the policy in force: %s", strerror(errno));
+	held = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	WL_EXPECT(held >= 0, "open %s: %s", WP_POLICY, strerror(errno));
+	WL_EXPECT(write(held, text, strlen(text)) == (ssize_t)strlen(text),
+		  "write the policy in force again: %s", strerror(errno));
+	free(text);
 	before = label_resolves();
 	WL_EXPECT(wl_reap(wl_spawn(reload_selinux, NULL), "wl-selinux-load") == 0,
 		  "reload the SELinux policy");
 	for (int i = 0; i < 200 && label_resolves() <= before; i++)
 		usleep(wl_slow_ms(50) * 1000);
 	WL_EXPECT(label_resolves() > before, "no label re-resolution after the SELinux reload");
+	WL_EXPECT(close(held) == 0, "close the text written before the reload: %s",
+		  strerror(errno));
 	WL_EXPECT(early_policy_in_force() == 0, "the early policy is no longer in force");
 	WL_EXPECT(rules_match("after an SELinux reload") == 0,
 		  "rules do not match after the SELinux policy reloaded");
