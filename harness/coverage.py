@@ -238,39 +238,91 @@ def read_answers(text, name="answers"):
 
 
 def match_answers(answers, uncovered, executed):
-    """Each "line:" of each answer takes the first line not yet taken, in
-    line order, of the same file, function and text: an uncovered one
-    first, else an executed one.
+    """Place each answer on lines of its file and function with its
+    texts, in source order (its "line:" fields are in the source's order),
+    on lines no other answer took: the placement with the most uncovered
+    lines, then the least span, then the first.  Answers of several lines are
+    placed before those of one, which then take an uncovered line before
+    an executed one.  A "line:" of an answer that cannot be placed whole
+    takes the first free line of its text, uncovered first, or is stale.
     uncovered, executed: [(path, function, line number, text)].
     Returns {"answer": {(path, line number): answer} for the uncovered
     lines answered, "unanswered": [the uncovered lines left],
     "confirmed": [(answer, line)] covered-by answers whose line a boot
-    executed, "contradicted": [(answer, line)] other answers whose line a
-    boot executed, "stale": [(answer, text)] matching no line}."""
-    def index(items):
-        by = {}
-        for item in sorted(items, key=lambda i: (i[0], i[2])):
-            by.setdefault((item[0], item[1], norm(item[3])), []).append(item)
-        return by
+    executed, "reached": [(answer, line)] the same for untested ones,
+    "contradicted": [(answer, line)] unreachable or needs-fault-injection
+    answers whose line a boot executed, "stale": [(answer, text)]
+    matching no line}."""
+    cands = {}
+    for status, items in (("u", uncovered), ("e", executed)):
+        for item in items:
+            cands.setdefault((item[0], item[1], norm(item[3])), []).append((item[2], status, item))
+    for v in cands.values():
+        v.sort(key=lambda c: c[0])
+    used = set()
 
-    free_u, free_e = index(uncovered), index(executed)
+    def free(a, text):
+        return [c for c in cands.get((a["path"], a["function"], text), [])
+                if (a["path"], c[0]) not in used]
+
+    def place(a):
+        lists = [free(a, text) for text in a["lines"]]
+        memo = {}
+
+        def rest(i, prev):
+            """The best placement of lines i.. after line prev: most
+            uncovered, then the lowest last line; None if there is none."""
+            if i == len(lists):
+                return (0, 0, ())
+            if (i, prev) not in memo:
+                best = None
+                for c in lists[i]:
+                    if c[0] <= prev:
+                        continue
+                    tail = rest(i + 1, c[0])
+                    if tail is None:
+                        continue
+                    seq = (c,) + tail[2]
+                    cand = (tail[0] + (c[1] == "u"), -seq[-1][0], seq)
+                    if best is None or cand[:2] > best[:2]:
+                        best = cand
+                memo[(i, prev)] = best
+            return memo[(i, prev)]
+
+        best = None
+        for first in lists[0]:
+            tail = rest(1, first[0])
+            if tail is None:
+                continue
+            seq = (first,) + tail[2]
+            score = (-sum(c[1] == "u" for c in seq), seq[-1][0] - seq[0][0], seq[0][0])
+            if best is None or score < best[0]:
+                best = (score, list(seq))
+        return best[1] if best else None
+
     got = {}
-    confirmed, contradicted, stale = [], [], []
-    for a in answers:
-        for text in a["lines"]:
-            key = (a["path"], a["function"], text)
-            if free_u.get(key):
-                item = free_u[key].pop(0)
-                got[(item[0], item[2])] = a
-            elif free_e.get(key):
-                item = free_e[key].pop(0)
-                (confirmed if a["kind"] == "covered-by" else contradicted).append((a, item))
+    out = {"confirmed": [], "reached": [], "contradicted": [], "stale": []}
+    for a in sorted(answers, key=lambda a: len(a["lines"]) == 1):
+        seq = place(a)
+        if seq is None:
+            seq = []
+            for text in a["lines"]:
+                c = next(iter(sorted(free(a, text), key=lambda c: (c[1] != "u", c[0]))), None)
+                if c is None:
+                    out["stale"].append((a, text))
+                else:
+                    used.add((a["path"], c[0]))
+                    seq.append(c)
+        for ln, status, item in seq:
+            used.add((a["path"], ln))
+            if status == "u":
+                got[(item[0], ln)] = a
             else:
-                stale.append((a, text))
+                out[{"covered-by": "confirmed", "untested": "reached"}.get(
+                    a["kind"], "contradicted")].append((a, item))
     unanswered = [u for u in sorted(uncovered, key=lambda i: (i[0], i[2]))
                   if (u[0], u[2]) not in got]
-    return {"answer": got, "unanswered": unanswered, "confirmed": confirmed,
-            "contradicted": contradicted, "stale": stale}
+    return dict(out, answer=got, unanswered=unanswered)
 
 
 def answer_counts(m, uncovered):
@@ -283,31 +335,32 @@ def answer_counts(m, uncovered):
             + ", ".join(f"{k} {v}" for k, v in kinds.items()) + f"), "
             f"{len(m['unanswered'])} unanswered; {len(m['stale'])} stale answer lines, "
             f"{len(m['contradicted'])} contradicted (the line was executed), "
-            f"{len(m['confirmed'])} covered-by confirmed by this run\n")
+            f"{len(m['confirmed'])} covered-by confirmed by this run, "
+            f"{len(m['reached'])} untested reached by this run\n")
     return text
 
 
 def write_answer_keys(f, m, uncovered):
     """answer-keys: what the answers were matched with, one line each,
-    tab-separated: "uncovered" or "executed", file, function, text."""
+    tab-separated: "uncovered" or "executed", file, function, line
+    number (for the order only), text."""
     f.write("# make coverage's lines the answers are matched with "
             "(harness/coverage.py); testcases/coverage-answers.run is a copy\n")
-    for path, fn, _, text in sorted(uncovered, key=lambda i: (i[0], i[2])):
-        f.write(f"uncovered\t{path}\t{fn}\t{norm(text)}\n")
-    for _, (path, fn, _, text) in sorted(m["confirmed"] + m["contradicted"],
-                                         key=lambda x: (x[1][0], x[1][2])):
-        f.write(f"executed\t{path}\t{fn}\t{norm(text)}\n")
+    for path, fn, ln, text in sorted(uncovered, key=lambda i: (i[0], i[2])):
+        f.write(f"uncovered\t{path}\t{fn}\t{ln}\t{norm(text)}\n")
+    for _, (path, fn, ln, text) in sorted(m["confirmed"] + m["reached"] + m["contradicted"],
+                                          key=lambda x: (x[1][0], x[1][2])):
+        f.write(f"executed\t{path}\t{fn}\t{ln}\t{norm(text)}\n")
 
 
 def read_answer_keys(text):
-    """answer-keys back: (uncovered, executed), line numbers made up in
-    file order (matching only needs their order)."""
+    """answer-keys back: (uncovered, executed)."""
     got = {"uncovered": [], "executed": []}
-    for n, line in enumerate(text.split("\n"), 1):
+    for line in text.split("\n"):
         if not line or line.startswith("#"):
             continue
-        kind, path, fn, src = line.split("\t")
-        got[kind].append((path, fn, n, src))
+        kind, path, fn, ln, src = line.split("\t", 4)
+        got[kind].append((path, fn, int(ln), src))
     return got["uncovered"], got["executed"]
 
 
@@ -590,6 +643,9 @@ def write_answer_sections(f, m, uncovered):
     f.write(f"\n### covered-by confirmed: this run executed the line ({len(m['confirmed'])})\n\n")
     for a, (path, fn, ln, text) in m["confirmed"]:
         f.write(f"    {path}: {fn}: {ln}: {norm(text)}: {a['why']}\n")
+    f.write(f"\n### untested, but this run executed the line ({len(m['reached'])})\n\n")
+    for a, (path, fn, ln, text) in m["reached"]:
+        f.write(f"    {a['file']}:{a['at']}: {path}: {fn}: {ln}: {norm(text)}\n")
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

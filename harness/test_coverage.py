@@ -221,17 +221,55 @@ class Answers(unittest.TestCase):
                      ("fs/c.c", "beta", 20, "goto out;")]
         executed = [("fs/b.c", "gamma", 3, "x = 1;")]
         m = coverage.match_answers(answers, uncovered, executed)
-        # Two "line:" for the text: the first two lines in line order;
-        # the third, and the same text in another file, are unanswered.
-        self.assertEqual(sorted(m["answer"]), [("fs/a.c", 4), ("fs/a.c", 9), ("fs/a.c", 20)])
+        # Two "line:" for the text: the two closest lines (least span);
+        # the other, and the same text in another file, are unanswered.
+        self.assertEqual(sorted(m["answer"]), [("fs/a.c", 9), ("fs/a.c", 12), ("fs/a.c", 20)])
         self.assertEqual(m["answer"][("fs/a.c", 20)]["kind"], "unreachable")
-        self.assertEqual(m["unanswered"], [uncovered[2], uncovered[4]])
+        self.assertEqual(m["unanswered"], [uncovered[1], uncovered[4]])
         self.assertEqual([(a["path"], item) for a, item in m["confirmed"]],
                          [("fs/b.c", executed[0])])
         self.assertEqual(m["stale"] + m["contradicted"], [])
         counts = coverage.answer_counts(m, uncovered)
         self.assertIn("5 uncovered lines, 3 answered (covered-by 0, unreachable 1, "
                       "needs-fault-injection 2, untested 0), 2 unanswered; 0 stale", counts)
+
+    def test_placed_in_source_order(self):
+        """Two answers sharing texts in one function (policy_install():
+        the locked branch, now executed, and the failed re-parse, not):
+        each is placed on its own run of lines, so the covered-by answer
+        is confirmed and the other answers its lines; a one-line answer
+        takes what the longer ones left, an uncovered line first."""
+        answers = coverage.read_answers(
+            "in: f.c: install\nline: mutex_unlock(&m);\nline: free(p);\nline: return -EPERM;\n"
+            "covered-by: suite.locked\n\n"
+            "in: f.c: install\nline: return 0;\nunreachable: no policy\n\n"
+            "in: f.c: install\nline: if (IS_ERR(p)) {\nline: mutex_unlock(&m);\n"
+            "line: return 0;\nneeds-fault-injection: kmalloc: not in the lab kernel yet\n\n"
+            "in: f.c: install\nline: free(p);\nuntested: a race\n")
+        executed = [("f.c", "install", 10, "mutex_unlock(&m);"), ("f.c", "install", 11, "free(p);"),
+                    ("f.c", "install", 12, "return -EPERM;"), ("f.c", "install", 14, "free(p);"),
+                    ("f.c", "install", 30, "return 0;")]
+        uncovered = [("f.c", "install", 20, "if (IS_ERR(p)) {"),
+                     ("f.c", "install", 21, "mutex_unlock(&m);"),
+                     ("f.c", "install", 22, "return 0;"), ("f.c", "install", 25, "return 0;")]
+        m = coverage.match_answers(answers, uncovered, executed)
+        self.assertEqual({ln: a["kind"] for (_, ln), a in m["answer"].items()},
+                         {20: "needs-fault-injection", 21: "needs-fault-injection",
+                          22: "needs-fault-injection", 25: "unreachable"})
+        self.assertEqual([item[2] for _, item in m["confirmed"]], [10, 11, 12])
+        self.assertEqual([item[2] for _, item in m["reached"]], [14])
+        self.assertEqual(m["contradicted"] + m["stale"] + m["unanswered"], [])
+
+    def test_same_text_around_an_executed_one(self):
+        """Five "goto fail;" answered, an executed one among them: the
+        answer takes the five uncovered, not the executed one between."""
+        answers = coverage.read_answers("in: p.c: parse\n" + "line: goto fail;\n" * 3 +
+                                        "needs-fault-injection: kmalloc: not in the lab kernel yet\n")
+        uncovered = [("p.c", "parse", ln, "goto fail;") for ln in (10, 20, 40)]
+        executed = [("p.c", "parse", ln, "goto fail;") for ln in (30, 50)]
+        m = coverage.match_answers(answers, uncovered, executed)
+        self.assertEqual(sorted(ln for _, ln in m["answer"]), [10, 20, 40])
+        self.assertEqual(m["contradicted"] + m["unanswered"], [])
 
     def test_stale_and_contradicted(self):
         answers = coverage.read_answers(ANSWERS.replace("# a comment inside a block", ""))
@@ -340,8 +378,8 @@ class Report(unittest.TestCase):
         self.assertIn("### Needs fault injection (1)", md)
         self.assertIn("### Untested (0)", md)
         self.assertIn(f"{tmp / 'answers'}:10: fs/a.c: f: 8: return 0;: unreachable", md)
-        self.assertIn("uncovered\tfs/a.c\tf\treturn -ENOMEM;\n", keys)
-        self.assertIn("executed\tfs/a.c\tf\treturn 0;\n", keys)
+        self.assertIn("uncovered\tfs/a.c\tf\t5\treturn -ENOMEM;\n", keys)
+        self.assertIn("executed\tfs/a.c\tf\t8\treturn 0;\n", keys)
 
 
 if __name__ == "__main__":
