@@ -117,10 +117,12 @@ def attribute(owner, patch_of):
 
 
 def function_at(functions, line):
-    """The function whose first line is the last at or before LINE."""
+    """The function whose first line is the last at or before LINE; of
+    several there (SYSCALL_DEFINE's __do_sys_X, __se_sys_X, __x64_sys_X),
+    the first by name, whatever order the tracefile gave them in."""
     best, best_ln = None, -1
     for name, (first, _) in functions.items():
-        if best_ln < first <= line:
+        if best_ln < first <= line or (first == best_ln and name < best):
             best, best_ln = name, first
     return best or "(file scope)"
 

@@ -79,6 +79,9 @@ class Info(unittest.TestCase):
         self.assertEqual(coverage.function_at(fns, 3), "alpha")
         self.assertEqual(coverage.function_at(fns, 9), "alpha")
         self.assertEqual(coverage.function_at(fns, 12), "beta")
+        # SYSCALL_DEFINE's functions share a line: the first by name, in any order.
+        for order in (["__x64_sys_w", "__do_sys_w", "__se_sys_w"], ["__do_sys_w", "__x64_sys_w"]):
+            self.assertEqual(coverage.function_at({n: [20, 0] for n in order}, 25), "__do_sys_w")
 
 
 def git(repo, *args):
