@@ -131,7 +131,8 @@ help:
 	@echo "                  lines of the series and watchpol) and judge them as make mutants"
 	@echo "  make coverage   make test's boots on a gcov kernel (build/kbuild-cov, profiling the"
 	@echo "                  objects the series touches and watchpol): lcov's HTML, each file's"
-	@echo "                  and each patch's coverage in results/coverage/ (not part of make test)"
+	@echo "                  and each patch's coverage in results/coverage/, each unexecuted line"
+	@echo "                  with its answer (testcases/coverage-answers) (not part of make test)"
 	@echo "  make series-check"
 	@echo "                  git am the patch series onto pristine 6.12, build it patch by patch"
 	@echo "                  and run checkpatch --strict on every patch, then sparse, W=1,"
@@ -502,7 +503,8 @@ series-export:
 # for the objects of every .c file the series touches and for watchpol.
 # harness/coverage.sh boots it, carries the gcov data out of each guest
 # (on ttyS1) and writes lcov's HTML, the per-file summary and each patch's
-# diff coverage to results/coverage/.  COV_DEBUG=1 adds the debug boots on
+# diff coverage to results/coverage/, each line no boot executes with its
+# answer from testcases/coverage-answers.  COV_DEBUG=1 adds the debug boots on
 # a gcov kernel with the debug config too (build/kbuild-cov-debug).
 # Another make test writing build/guest?  make coverage -o guest takes the
 # guest programs as they are.
