@@ -131,7 +131,8 @@ help:
 	@echo "                  lines of the series and watchpol) and judge them as make mutants"
 	@echo "  make coverage   make test's boots on a gcov kernel (build/kbuild-cov, profiling the"
 	@echo "                  objects the series touches and watchpol): lcov's HTML, each file's"
-	@echo "                  and each patch's coverage in results/coverage/ (not part of make test)"
+	@echo "                  and each patch's coverage in results/coverage/, each unexecuted line"
+	@echo "                  with its answer (testcases/coverage-answers) (not part of make test)"
 	@echo "  make series-check"
 	@echo "                  git am the patch series onto pristine 6.12, build it patch by patch"
 	@echo "                  and run checkpatch --strict on every patch, then sparse, W=1,"
@@ -281,8 +282,11 @@ LAB_BOOT_SPECS := $(foreach p,$(PROFILES),$(LAB_OBJ):$(p):$(p):$(BOOT_TIMEOUT)) 
 DEBUG_BOOT_SPEC := $(DEBUG_OBJ):$(DEBUG_PROFILE):$(DEBUG_PROFILE)-debug:$(DEBUG_BOOT_TIMEOUT):debug \
 	$(DEBUG_OBJ):$(LABELLED_DEBUG_PROFILE):$(LABELLED_DEBUG_PROFILE)-debug:$(DEBUG_BOOT_TIMEOUT):debug:watchlab.suites=$(LABELLED_DEBUG_SUITES)
 # A short boot with an unusual start (testcases/runner/suites/suite_early.c):
-# a bad watchpol.model=, and a watchpol policy written before SELinux's.
-EARLY_BOOT_SPEC := $(LAB_OBJ):selinux:selinux-early:$(BOOT_TIMEOUT)::watchpol.model=bogus+watchlab.early=1+watchlab.suites=suite_early
+# a bad watchpol.model=, a watchpol policy written before SELinux's, and
+# the fput_creds= boot parameter (kernel-patches 0002), which no other boot
+# gives; suite_early runs no fput test, so switching it off changes nothing
+# else this boot checks.
+EARLY_BOOT_SPEC := $(LAB_OBJ):selinux:selinux-early:$(BOOT_TIMEOUT)::watchpol.model=bogus+watchlab.early=1+watchlab.suites=suite_early+fput_creds=0
 # A short boot on an exact clock: watchlab.clock=icount makes
 # harness/run-profile.sh boot it under QEMU's -icount on one vCPU with
 # QEMU's random numbers and the RTC fixed, so the guest's TSC counts its
@@ -509,7 +513,8 @@ series-export:
 # for the objects of every .c file the series touches and for watchpol.
 # harness/coverage.sh boots it, carries the gcov data out of each guest
 # (on ttyS1) and writes lcov's HTML, the per-file summary and each patch's
-# diff coverage to results/coverage/.  COV_DEBUG=1 adds the debug boots on
+# diff coverage to results/coverage/, each line no boot executes with its
+# answer from testcases/coverage-answers.  COV_DEBUG=1 adds the debug boots on
 # a gcov kernel with the debug config too (build/kbuild-cov-debug).
 # Another make test writing build/guest?  make coverage -o guest takes the
 # guest programs as they are.

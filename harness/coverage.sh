@@ -18,6 +18,10 @@
 # Work files go to $BUILD/cov-* (cov-boot: the boots' own BUILD, with its
 # initramfs and a link to the guest programs; cov-data: the gcda and .info
 # files; cov-am: the series applied with git am, for git blame).
+# The answers to the lines no boot executes: testcases/coverage-answers
+# (COV_ANSWERS names another file), parsed before any boot so that a
+# malformed one stops the run at once; uncovered.md gives each line its
+# answer and the counts are printed last.
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +36,8 @@ while [ "$1" != -- ]; do
 done
 shift
 specs=("$@")
+answers=${COV_ANSWERS:-$top/testcases/coverage-answers}
+"$top/harness/coverage.py" --check "$answers"
 
 say() { echo "watchlab: coverage: $*"; }
 start=$(date +%s)
@@ -127,6 +133,6 @@ for spec in "${specs[@]}"; do
 	IFS=: read -r _ _ name _ <<<"$spec"
 	echo "$name $(cat "$results/console-$name.log.status" 2>/dev/null || echo missing)"
 done >"$out/boots.txt"
-"$top/harness/coverage.py" "$data/tree.info" "$tree" "$am" "$am.commits" "$out"
+"$top/harness/coverage.py" "$data/tree.info" "$tree" "$am" "$am.commits" "$out" "$answers"
 say "boots: $(tr '\n' ';' <"$out/boots.txt" | sed 's/;$//; s/;/; /g')"
-say "results in ${out#"$top"/}/ (summary.md, uncovered.md, html/index.html) in $(($(date +%s) - start)) s"
+say "results in ${out#"$top"/}/ (summary.md, uncovered.md with the answers, html/index.html) in $(($(date +%s) - start)) s"

@@ -9,7 +9,8 @@
 #                trip's (harness/test_lava_lab.py: recorded lavacli answers) and the page's
 #                (harness/test_html_report.py: a made-up run in Chromium) and
 #                make coverage's (harness/test_coverage.py: lcov parsing, blame
-#                attribution), make mutants' judge (harness/test_mutants_report.py:
+#                attribution, the answers to uncovered lines checked against
+#                the last run's record), make mutants' judge (harness/test_mutants_report.py:
 #                recorded runs, no boot), make mutants-sample's generator
 #                (harness/test_mutants_gen.py: spatch's operators on a made-up
 #                file, sampling by seed), series-check's maintainers' checks

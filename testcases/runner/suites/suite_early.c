@@ -9,9 +9,11 @@
  *   - writes a watchpol policy (default none, post_dac off, the lab's label
  *     rules) while every SELinux context still resolves to the kernel SID.
  * Nothing else runs in this boot (watchlab.suites=suite_early), so the
- * early policy is still the one in force when these tests run.
+ * early policy is still the one in force when these tests run.  The boot
+ * also gives fput_creds=0, the boot parameter of kernel-patches 0002.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,8 @@
 #include "wl.h"
 
 #define WL_EARLY_BOOT_POLICY "/tmp/watchpol-boot.policy"
+/* As vfs_util.h's WL_FPUT_SYSCTL (which needs _GNU_SOURCE). */
+#define FPUT_SYSCTL "/proc/sys/fs/fput_creds"
 
 static bool early_boot(void)
 {
@@ -175,7 +179,9 @@ static int reload_selinux(void *arg)
  */
 static enum wl_result rules_follow_selinux_loads(void)
 {
+	char *text;
 	long before;
+	int held;
 
 	WL_EXPECT(early_policy_in_force() == 0, "the policy /init wrote is not in force");
 	WL_EXPECT(rules_match("after the first SELinux load") == 0,
@@ -195,12 +201,68 @@ static enum wl_result rules_follow_selinux_loads(void)
 		  "rules do not match after the SELinux policy reloaded");
 	WL_EXPECT(one_rule_unresolved("after an SELinux reload") == 0,
 		  "a label that no longer resolves is not handled alone after a reload");
+
+	/*
+	 * Last, as it changes the policy: the policy in force without its
+	 * wl_no_such_t rule (a write must name labels that resolve), written
+	 * whole on a file held open across a second reload.  Parsed against
+	 * the SELinux policy before it, it is resolved again when its close
+	 * puts it in force (policy_install()), and its rules match.
+	 */
+	text = wp_read_policy();
+	WL_EXPECT(text, "read the policy in force: %s", strerror(errno));
+	for (char *l = text, *nl; *l; l = nl) {
+		char *hit = strstr(l, "wl_no_such_t");
+
+		nl = strchr(l, '\n');
+		nl = nl ? nl + 1 : l + strlen(l);
+		if (hit && hit < nl) {
+			memmove(l, nl, strlen(nl) + 1);
+			nl = l;
+		}
+	}
+	held = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	WL_EXPECT(held >= 0, "open %s: %s", WP_POLICY, strerror(errno));
+	WL_EXPECT(write(held, text, strlen(text)) == (ssize_t)strlen(text),
+		  "write the policy in force again:\n%s\n%s", text, strerror(errno));
+	free(text);
+	before = label_resolves();
+	WL_EXPECT(wl_reap(wl_spawn(reload_selinux, NULL), "wl-selinux-load") == 0,
+		  "reload the SELinux policy again");
+	for (int i = 0; i < 200 && label_resolves() <= before; i++)
+		usleep(wl_slow_ms(50) * 1000);
+	WL_EXPECT(label_resolves() > before, "no label re-resolution after the second reload");
+	WL_EXPECT(close(held) == 0, "close the text written before the second reload: %s",
+		  strerror(errno));
+	WL_EXPECT(early_policy_in_force() == 0, "the text closed after the reload is not in force");
+	WL_EXPECT(wp_stat("unresolved_rules") == 0, "stats unresolved_rules %ld, want 0",
+		  wp_stat("unresolved_rules"));
+	WL_EXPECT(rules_match("after a text closed across a reload") == 0,
+		  "rules do not match after a text closed across a reload");
+	return WL_PASS;
+}
+
+/*
+ * fput_creds= on the command line sets fs.fput_creds: the boot gives 0,
+ * and a kernel that ignored it would read the default, 1.
+ */
+static enum wl_result fput_creds_boot_param(void)
+{
+	char want[8], got[8] = "";
+
+	WL_EXPECT(wl_cmdline("fput_creds", want, sizeof(want)),
+		  "no fput_creds= on this boot's command line");
+	WL_EXPECT(wl_read_file(FPUT_SYSCTL, got, sizeof(got)) > 0, "read %s: %s",
+		  FPUT_SYSCTL, strerror(errno));
+	WL_EXPECT(atoi(got) == atoi(want), "fput_creds=%s on the command line, %s reads %s",
+		  want, FPUT_SYSCTL, got);
 	return WL_PASS;
 }
 
 static const struct wl_test tests[] = {
 	{ "bad_boot_model_fails_safe", bad_boot_model_fails_safe },
 	{ "rules_follow_selinux_loads", rules_follow_selinux_loads },
+	{ "fput_creds_boot_param", fput_creds_boot_param },
 };
 
 WL_SUITE_IF(suite_early, tests, early_boot,

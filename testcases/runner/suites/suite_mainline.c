@@ -278,6 +278,10 @@ static enum wl_result mntns_bad_arguments(void)
 	bad |= wl_want_errno("a mount-namespace mark on the net namespace file",
 			     fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_MNTNS, FAN_MNT_ATTACH,
 					   AT_FDCWD, "/proc/self/ns/net"), EINVAL);
+	/* FAN_MARK_IGNORE needs FAN_MARK_IGNORED_SURV_MODIFY on a non-inode mark. */
+	bad |= wl_want_errno("an ignore mount-namespace mark without SURV_MODIFY",
+			     fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_MNTNS | FAN_MARK_IGNORE,
+					   FAN_MNT_ATTACH, AT_FDCWD, "/proc/self/ns/mnt"), EINVAL);
 	close(fd);
 	fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC, 0);
 	WL_EXPECT(fd >= 0, "fanotify_init: %s", strerror(errno));
@@ -288,6 +292,17 @@ static enum wl_result mntns_bad_arguments(void)
 	bad |= wl_want_errno("FAN_MNT_ATTACH on a mount mark without FAN_REPORT_MNT",
 			     fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_MNT_ATTACH,
 					   dir, NULL), EINVAL);
+	/*
+	 * FAN_MARK_IGNORE without SURV_MODIFY: EISDIR on a directory's inode
+	 * mark, EINVAL on a mount mark, which has no inode (0027 made the
+	 * test "no inode" for the mount-namespace marks, which have none).
+	 */
+	bad |= wl_want_errno("an ignore mark on a directory without SURV_MODIFY",
+			     fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN,
+					   dir, NULL), EISDIR);
+	bad |= wl_want_errno("an ignore mount mark without SURV_MODIFY",
+			     fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_IGNORE,
+					   FAN_OPEN, dir, NULL), EINVAL);
 	close(dir);
 	close(fd);
 	return bad ? WL_FAIL : WL_PASS;
@@ -614,10 +629,39 @@ static enum wl_result uevent_heard_where_watch_devices_refused(void)
 	return WL_PASS;
 }
 
+/*
+ * A mount-namespace mark shows in the group's fdinfo as "fanotify
+ * mnt_ns:<the namespace's inode> ... mask:<its events>" (0027's line of
+ * fanotify_fdinfo()).
+ */
+static enum wl_result mntns_fdinfo(void)
+{
+	static char info[4096];
+	char path[64], ns[64], mask[32];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	WL_EXPECT(stat("/proc/self/ns/mnt", &st) == 0, "stat /proc/self/ns/mnt: %s",
+		  strerror(errno));
+	fd = ml_mntns_group();
+	WL_EXPECT(fd >= 0, "a mount-namespace group");
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	n = wl_read_file(path, info, sizeof(info));
+	close(fd);
+	WL_EXPECT(n > 0, "read %s: %s", path, strerror(errno));
+	snprintf(ns, sizeof(ns), "fanotify mnt_ns:%lu mflags:", (unsigned long)st.st_ino);
+	snprintf(mask, sizeof(mask), " mask:%x ", FAN_MNT_ATTACH | FAN_MNT_DETACH);
+	WL_EXPECT(strstr(info, ns) && strstr(strstr(info, ns), mask),
+		  "%s has no \"%s...%s\":\n%s", path, ns, mask, info);
+	return WL_PASS;
+}
+
 static const struct wl_test mainline_tests[] = {
 	{ "mntns_attach_move_detach", mntns_attach_move_detach },
 	{ "mntns_attribute_changes_post_nothing", mntns_attribute_changes_post_nothing },
 	{ "mntns_bad_arguments", mntns_bad_arguments },
+	{ "mntns_fdinfo", mntns_fdinfo },
 	{ "mntns_mark_needs_cap_sys_admin", mntns_mark_needs_cap_sys_admin },
 	{ "mntns_userns_admin_watches_own_ns", mntns_userns_admin_watches_own_ns },
 	{ "mntns_userns_admin_not_parent_ns", mntns_userns_admin_not_parent_ns },

@@ -441,7 +441,8 @@ static int counter_moved(unsigned long long uniq, const struct wl_mount_counts *
  * each mount changed, IS_RECURSIVE with MS_REC, and each mount's counter
  * moves, so that a watcher that lost the records and re-reads the counters
  * knows to re-read its propagation.  Without kernel-patches 0025 it posts
- * and counts nothing.
+ * and counts nothing.  mount_setattr() with a propagation posts the same
+ * (its notes wait for namespace_unlock(), 0034).
  */
 static enum wl_result propagation_records(void)
 {
@@ -486,6 +487,19 @@ static enum wl_result propagation_records(void)
 
 	WL_EXPECT(counter_moved(p_uniq, &c0, 2, "two propagation changes") == 0,
 		  "p's counter");
+
+	/* The same change through mount_setattr(): SETATTR for p alone. */
+	struct mount_attr attr = { .propagation = MS_SHARED };
+
+	WL_EXPECT(syscall(SYS_mount_setattr, AT_FDCWD, BASE "/p", 0, &attr, sizeof(attr)) == 0,
+		  "mount_setattr(propagation MS_SHARED): %s", strerror(errno));
+	ev.flags = 0;
+	ev.noflags = NOTIFY_MOUNT_IN_SUBTREE | NOTIFY_MOUNT_IS_RECURSIVE;
+	ev.changed = p_id;
+	WL_EXPECT(expect_mnt(fd, "mount_setattr(MS_SHARED), p", &ev) == 0, "SETATTR for p");
+	WL_EXPECT(expect_nothing(fd, "mount_setattr(MS_SHARED)") == 0, "no further records");
+	WL_EXPECT(counter_moved(p_uniq, &c0, 3, "three propagation changes") == 0,
+		  "p's counter after mount_setattr()");
 	wl_wq_close(fd);
 	return WL_PASS;
 }
@@ -793,6 +807,9 @@ static enum wl_result argument_errors(void)
 
 	file = open(BASE "/file", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
 	WL_EXPECT(file >= 0, "create file: %s", strerror(errno));
+	/* A symlink to BASE: AT_SYMLINK_NOFOLLOW stops on the link itself. */
+	unlink(BASE "/lnk");
+	WL_EXPECT(symlink(".", BASE "/lnk") == 0, "symlink: %s", strerror(errno));
 	fd = wl_vfs_queue_open(64);
 	other = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0 && other >= 0, "notification pipes");
@@ -809,6 +826,8 @@ static enum wl_result argument_errors(void)
 		{ "watch_fd not open", AT_FDCWD, BASE, 0, 9999, 1, EINVAL },
 		{ "remove without a watch", AT_FDCWD, BASE, 0, fd, -1, EBADSLT },
 		{ "empty path without AT_EMPTY_PATH", AT_FDCWD, "", 0, fd, 1, ENOENT },
+		{ "symlink with AT_SYMLINK_NOFOLLOW", AT_FDCWD, BASE "/lnk", AT_SYMLINK_NOFOLLOW,
+		  fd, 1, ENOTDIR },
 	};
 
 	bad = wl_vfs_bad_calls(wl_watch_mount, cases, WL_ARRAY_SIZE(cases));
@@ -818,7 +837,9 @@ static enum wl_result argument_errors(void)
 		  strerror(errno));
 	if (wl_want_errno("duplicate watch", wl_watch_mount(AT_FDCWD, BASE, 0, fd, 2), EBUSY) ||
 	    wl_want_errno("duplicate watch, other directory",
-			  wl_watch_mount(AT_FDCWD, BASE "/d2", 0, fd, 2), EBUSY))
+			  wl_watch_mount(AT_FDCWD, BASE "/d2", 0, fd, 2), EBUSY) ||
+	    wl_want_errno("duplicate watch, through the followed symlink",
+			  wl_watch_mount(AT_FDCWD, BASE "/lnk", 0, fd, 2), EBUSY))
 		bad = 1;
 	/* Another queue on the same mount is fine. */
 	if (wl_watch_mount(AT_FDCWD, BASE, 0, other, 1)) {

@@ -238,6 +238,9 @@ static enum wl_result remove_and_errors(void)
 
 	file = open(SB_BASE "/file", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
 	WL_EXPECT(file >= 0, "create: %s", strerror(errno));
+	/* A symlink to SB_BASE: AT_SYMLINK_NOFOLLOW stops on the link itself. */
+	unlink(SB_BASE "/lnk");
+	WL_EXPECT(symlink(".", SB_BASE "/lnk") == 0, "symlink: %s", strerror(errno));
 	fd = wl_vfs_queue_open(64);
 	WL_EXPECT(fd >= 0, "notification pipe");
 
@@ -251,13 +254,17 @@ static enum wl_result remove_and_errors(void)
 		{ "watch_fd a regular file", AT_FDCWD, SB_BASE, 0, file, 1, EINVAL },
 		{ "watch_fd not open", AT_FDCWD, SB_BASE, 0, 9999, 1, EINVAL },
 		{ "remove without a watch", AT_FDCWD, SB_BASE, 0, fd, -1, EBADSLT },
+		{ "symlink with AT_SYMLINK_NOFOLLOW", AT_FDCWD, SB_BASE "/lnk",
+		  AT_SYMLINK_NOFOLLOW, fd, 1, ENOTDIR },
 	};
 
 	bad = wl_vfs_bad_calls(wl_watch_sb, cases, WL_ARRAY_SIZE(cases));
 	WL_EXPECT(wl_watch_sb(file, "", AT_EMPTY_PATH, fd, 1) == -1, "AT_EMPTY_PATH on a file");
 	WL_EXPECT(wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, 0x36) == 0, "watch: %s",
 		  strerror(errno));
-	if (wl_want_errno("duplicate", wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, 7), EBUSY))
+	if (wl_want_errno("duplicate", wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, 7), EBUSY) ||
+	    wl_want_errno("duplicate, through the followed symlink",
+			  wl_watch_sb(AT_FDCWD, SB_BASE "/lnk", 0, fd, 7), EBUSY))
 		bad = 1;
 	WL_EXPECT(wl_watch_sb(AT_FDCWD, SB_BASE, 0, fd, -1) == 0, "remove: %s",
 		  strerror(errno));

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -524,6 +525,7 @@ static int write_errno(int fd, const char *text, size_t len)
 static enum wl_result policy_write_misuse_changes_nothing(void)
 {
 	static char big[WP_MAX_TEXT];
+	char *unreadable = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int fd, e;
 	off_t off;
 
@@ -531,12 +533,17 @@ static enum wl_result policy_write_misuse_changes_nothing(void)
 	e = -wp_write_policy_str(other_policy);
 	WL_EXPECT(!e, "set the other policy: %s", strerror(e));
 
-	/* Zero-length writes and pwrite/lseek fail; the load goes on. */
+	/* Zero-length and unreadable writes and pwrite/lseek fail; the load goes on. */
 	fd = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
 	WL_EXPECT(fd >= 0, "open: %s", strerror(errno));
 	WL_EXPECT((e = write_errno(fd, "", 0)) == EINVAL,
 		  "zero-length write got %s, want EINVAL", strerror(e));
 	WL_EXPECT(!(e = write_errno(fd, "default strict\n", 15)), "write: %s", strerror(e));
+	/* A write from an address not mapped readable: EFAULT, and nothing taken. */
+	WL_EXPECT(unreadable != MAP_FAILED, "mmap(PROT_NONE): %s", strerror(errno));
+	WL_EXPECT((e = write_errno(fd, unreadable, 13)) == EFAULT,
+		  "a write from an unreadable page got %s, want EFAULT", strerror(e));
+	munmap(unreadable, 4096);
 	WL_EXPECT(pwrite(fd, "default none\n", 13, 100) < 0 && errno == ESPIPE,
 		  "pwrite at offset 100 got %s, want ESPIPE", strerror(errno));
 	WL_EXPECT(pwrite(fd, "default none\n", 13, 15) < 0 && errno == ESPIPE,
@@ -1900,6 +1907,9 @@ WL_SUITE_IF(suite_watchpol_reach, watchpol_reach_tests, watchpol_stress_applies,
 
 /* ---- the lock: last suite of a boot ---- */
 
+/* What the writers opened before the lock write: never in force. */
+#define LOCK_RACE_TEXT "default strict\n"
+
 static int lock_without_cap_child(void *arg)
 {
 	(void)arg;
@@ -1916,7 +1926,7 @@ static enum wl_result lock_is_honoured(void)
 	struct wl_creds root = wl_user(0);
 	bool audit;
 	char buf[16], *before, *after;
-	int r;
+	int r, half, whole;
 
 	WL_EXPECT(wl_try_read(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "0\n"),
 		  "lock reads '%s' before locking, want 0", buf);
@@ -1926,13 +1936,37 @@ static enum wl_result lock_is_honoured(void)
 		  "the lock was set without CAP_MAC_ADMIN");
 	r = wp_write_one(WP_LOCK, "0", 1);
 	WL_EXPECT(r == 0, "writing 0 to an open lock: %s", strerror(-r));
+	r = wp_write_one(WP_LOCK, "x", 1);
+	WL_EXPECT(r == -EINVAL, "writing x to the lock: %s, want EINVAL",
+		  r ? strerror(-r) : "success");
 
 	before = wp_read_policy();
 	WL_EXPECT(before, "read the policy");
+	/*
+	 * Two writers opened before the lock: one whose end line comes after
+	 * it (refused by the write), one whose complete text is closed after
+	 * it (refused by the close that would put it in force).
+	 */
+	half = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	whole = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	WL_EXPECT(half >= 0 && whole >= 0, "open two policy writers: %s", strerror(errno));
+	WL_EXPECT(write(half, LOCK_RACE_TEXT, strlen(LOCK_RACE_TEXT)) ==
+		  (ssize_t)strlen(LOCK_RACE_TEXT), "write a text without its end: %s",
+		  strerror(errno));
+	WL_EXPECT(write(whole, LOCK_RACE_TEXT "end\n", strlen(LOCK_RACE_TEXT "end\n")) ==
+		  (ssize_t)strlen(LOCK_RACE_TEXT "end\n"), "write a whole text: %s",
+		  strerror(errno));
 	r = wp_write_one(WP_LOCK, "1", 1);
 	WL_EXPECT(r == 0, "lock: %s", strerror(-r));
 	WL_EXPECT(wl_try_read(WP_LOCK, buf, sizeof(buf)) > 0 && !strcmp(buf, "1\n"),
 		  "lock reads '%s' after locking, want 1", buf);
+	WL_EXPECT(write(half, "end\n", 4) == -1 && errno == EPERM,
+		  "the end line of a text begun before the lock: %s, want EPERM",
+		  strerror(errno));
+	WL_EXPECT(close(whole) == -1 && errno == EPERM,
+		  "closing a whole text written before the lock: %s, want EPERM",
+		  strerror(errno));
+	close(half);
 	/* A refused write is audited, never rate-limited (review M3). */
 	WL_EXPECT(wl_evidence_begin(&ev) == 0, "open an evidence window");
 	audit = ev.audit >= 0;
