@@ -438,7 +438,9 @@ run_one() {
 			[ -z "$(cat "$res"/*.unreproduced 2>/dev/null)" ] &&
 			[ "$scope" = narrow ] && [ "$rescope" = 1 ]; then
 			scope=all suites=""
-			boots=$profiles
+			# Its debug boots too (a debug-only bug survives every
+			# lab boot), as phase 1 recorded their baselines.
+			boots="$profiles $(debug_boots "$(header "$f" Boots)")"
 			for b in $boots; do
 				killers="$killers$(kills "$s" "$f" "$res/run-all" "$b" "")
 "
