@@ -615,7 +615,7 @@ for base in "$out"/baseline/*/; do
 	fi
 	if [ -s "$base/flaky" ]; then
 		say "baseline ${base##*/} is flaky: $(wc -l <"$base/flaky") checks differ between" \
-			"its two runs and can never kill: $(head -3 "$base/flaky" | tr '\n' ' ')"
+			"its runs and can never kill: $(head -3 "$base/flaky" | tr '\n' ' ')"
 	fi
 done
 names=()
