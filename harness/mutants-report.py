@@ -13,9 +13,12 @@ and the report made of them.
   mutants-report.py verdict UNJUDGED KILLERS UNREPRODUCED
 
 The judge (kills): a check kills only if it fails in every run of the
-mutant's boot (the first and its re-run: a kill must reproduce) and in
-neither of the two baseline runs of that boot; a check the two baselines
-differ on is flaky and can never kill.  Each FILE lists checks, one a line.
+mutant's boot (the first and its re-runs: a kill must reproduce) and in
+none of the baseline runs of that boot (two, MUTANT_BASELINE_RUNS); a check
+the baseline runs differ on is flaky and can never kill.  Each FILE lists
+checks, one a line.  Noise is bounded, not ruled out: a check that fails at
+random kills with probability (1-p)^B p^R for B baseline runs and R runs of
+the mutant, at most false_kill_bound(B, R) (1/16 for 2 and 2).
 
 The score counts the mutants not argued equivalent: killed / (killed +
 survived).  A mutant that is stillborn (does not build), unjudged (a boot's
@@ -24,11 +27,14 @@ verdict fails the report: it says nothing about the lab's power; so does a
 mutant argued equivalent that was killed (its argument is wrong).
 """
 import json
+import re
 import sys
 from pathlib import Path
 
 LISTS = ("boots", "suites", "killers", "unreproduced")
-NUMBERS = ("build_s", "boot_s")
+NUMBERS = ("build_s", "boot_s", "baseline_runs", "reproduce")
+# A baseline's runs: fails, fails2, fails3... (harness/mutants.sh).
+BASELINE_RUN = re.compile(r"^fails\d*$")
 # The checks of a boot that the host makes whatever the code under test
 # does (report.py host_checks(), and the manifest, the KTAP plan and a
 # block left unfinished, which a boot cut short fails): a timeout, a runner
@@ -63,6 +69,33 @@ def kills(baselines, runs):
     if not runs:
         raise ValueError("no run of the mutant")
     return set.intersection(*map(set, runs)) - set().union(*baselines)
+
+
+def baseline_runs(base):
+    """The files of a baseline's runs, in the order they ran."""
+    files = [f for f in Path(base).iterdir() if BASELINE_RUN.match(f.name)]
+    return sorted(files, key=lambda f: int(f.name[5:] or 1))
+
+
+def false_kill_bound(baselines, runs):
+    """The most a check that fails at random, with probability p in every
+    run whatever the mutant, can kill a mutant: it must pass BASELINES runs
+    and fail RUNS runs, (1-p)^B p^R, greatest at p = R / (B + R)."""
+    b, r = baselines, runs
+    return b ** b * r ** r / (b + r) ** (b + r)
+
+
+def judge_line(verdicts):
+    """What the verdicts' judge sampled, and the false kill it allows."""
+    # Verdicts recorded before the judge said: 2 baseline runs, 1 re-run.
+    samples = sorted({(v.get("baseline_runs") or 2, v.get("reproduce") or 1)
+                      for v in verdicts})
+    worst = max(false_kill_bound(b, r + 1) for b, r in samples)
+    said = "; ".join(f"{b} baseline runs and {r} re-run of a kill" if r == 1 else
+                     f"{b} baseline runs and {r} re-runs of a kill" for b, r in samples)
+    return (f"Judge: {said}: a check that fails at random, whatever the mutant, "
+            f"kills with probability at most {worst:.2%} (MUTANT_BASELINE_RUNS, "
+            "MUTANT_REPRODUCE).")
 
 
 def flaky(baselines):
@@ -181,17 +214,20 @@ def report(out, seconds, names):
           f"{len(verdicts)} mutants; {score}; by layer: {by_layer}.", "",
           f"Time: {minutes(seconds)} for this run; recorded per mutant: "
           f"kernel and guest rebuild {minutes(build)}, boots {minutes(boot)}.", ""]
+    if verdicts:
+        md += [judge_line(verdicts), ""]
     md += rows
     for base in sorted((out / "baseline").glob("*/fails")):
-        fails = base.read_text().split()
+        runs = [read_checks(f) for f in baseline_runs(base.parent)]
+        fails = sorted(set().union(*runs))
         if fails:
             md += ["", f"Baseline {base.parent.name} fails without any mutant "
                        f"({len(fails)} checks; none of them can kill): "
                        + ", ".join(f"`{f}`" for f in fails[:5])]
-        noise = sorted(flaky([read_checks(base), read_checks(base.parent / "fails2")]))
+        noise = sorted(flaky(runs)) if len(runs) > 1 else []
         if noise:
             md += ["", f"Baseline {base.parent.name} is flaky: {len(noise)} checks differ "
-                       "between its two runs (none of them can kill): "
+                       f"between its {len(runs)} runs (none of them can kill): "
                        + ", ".join(f"`{f}`" for f in noise[:5])]
     for v in survived + equivalent + stillborn:
         md += ["", f"## {v['mutant']}: {v['verdict']}", "", v["bug"] + "."]

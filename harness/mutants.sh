@@ -38,9 +38,18 @@
 # (MUTANT_RESCOPE=0: not; make test's one-mutant check).  MUTANT_SCOPE=all
 # runs every mutant that way from the start.
 #
+# How many samples the judge takes (docs/mutants-and-coverage.md, "The
+# judge's rules, shown"): MUTANT_BASELINE_RUNS runs of each baseline
+# (default 2, at least 2) and MUTANT_REPRODUCE re-runs of a boot that found
+# a candidate (default 1), each of which the candidate must fail again.  A
+# check that fails at random with probability p, whatever the mutant, kills
+# a mutant with probability (1-p)^B * p^(R+1), at most 1/16 with the
+# defaults (p = 1/2); more runs lower it and cost boots.
+#
 # A verdict is stored per mutant in results/mutants/verdicts/, keyed by the
-# mutant and the tree; a second run skips a mutant whose key is unchanged,
-# and a baseline whose key is unchanged.  --ktap FILE: also write FILE, one
+# mutant, the tree and the judge's runs when they are not the defaults; a
+# second run skips a mutant whose key is unchanged, and a baseline whose key
+# is unchanged.  --ktap FILE: also write FILE, one
 # KTAP test per mutant, passing only if it was killed (make test's check
 # that the machinery still works; report.py counts it).
 set -eu -o pipefail
@@ -58,6 +67,8 @@ recorded=$top/testcases/mutants/recorded
 # tree is hard-linked).
 slots=${MUTANT_SLOTS:-$build/mutants}
 rescope=${MUTANT_RESCOPE:-1}
+baseline_runs=${MUTANT_BASELINE_RUNS:-2}
+reproduce=${MUTANT_REPRODUCE:-1}
 ktap=""
 if [ "${1:-}" = --ktap ]; then
 	ktap=$2
@@ -148,6 +159,12 @@ tree_key() {
 }
 
 [ -d "$catalogue" ] || die "no catalogue at ${catalogue#"$top"/}"
+case $baseline_runs in [2-9] | [1-9][0-9]) ;; *) die "MUTANT_BASELINE_RUNS=$baseline_runs: a number, at least 2" ;; esac
+case $reproduce in [1-9] | [1-9][0-9]) ;; *) die "MUTANT_REPRODUCE=$reproduce: a number, at least 1" ;; esac
+# The verdicts of a judge that takes other samples than the default's are
+# keyed apart.
+judge_key=""
+[ "$baseline_runs.$reproduce" = 2.1 ] || judge_key="-b$baseline_runs-r$reproduce"
 if [ ! -f "$build/kbuild-lab/vmlinux" ] || [ ! -f "$build/initramfs.cpio" ]; then
 	die "no lab kernel or initramfs in build/: run make lab or make test first"
 fi
@@ -349,26 +366,46 @@ baseline_dir() {
 	echo "$out/baseline/$1-$(echo "$2" | sha256sum | cut -c1-12)"
 }
 
-# A baseline is ready when both its runs are recorded for this tree.
+# baseline_runs_of BASE: the files of a baseline's runs, one a line:
+# fails, fails2, ... up to MUTANT_BASELINE_RUNS.
+baseline_runs_of() {
+	local k
+	echo "$1/fails"
+	for ((k = 2; k <= baseline_runs; k++)); do echo "$1/fails$k"; done
+}
+
+# A baseline is ready when all its runs are recorded for this tree.
 baseline_ready() {
-	[ -f "$1/fails" ] && [ -f "$1/fails2" ] && [ "$(cat "$1/key" 2>/dev/null)" = "$key" ]
+	local f
+	for f in $(baseline_runs_of "$1"); do [ -f "$f" ] || return 1; done
+	[ "$(cat "$1/key" 2>/dev/null)" = "$key" ]
 }
 
 # kills SLOT MUTANT RESULTS BOOT SUITES: the checks of BOOT that fail with
-# the mutant, twice, and pass in both baseline runs.  The boot runs again
-# only if its first run found a candidate; a candidate that does not fail
-# again is written to RESULTS.unreproduced, and kills nothing.
+# the mutant in every run and pass in every baseline run.  The boot runs
+# again (BOOT.again, then BOOT.again2...: MUTANT_REPRODUCE times) only while
+# a candidate is left; a candidate that does not fail again is written to
+# RESULTS.unreproduced, and kills nothing.
 kills() {
-	local base first again
+	local base first again k name
+	local -a bases runs
 	base=$(baseline_dir "$4" "$5")
 	baseline_ready "$base" || die "no baseline for $4 (${5:-every suite}): phase 1 did not run it"
+	mapfile -t bases < <(baseline_runs_of "$base")
 	mkdir -p "$3"
 	check_boot "$1" "$3/$4" "$4" "$5" | sort -u >"$3/$4.fails"
-	first=$("$top/harness/mutants-report.py" kills "$base/fails" "$base/fails2" -- "$3/$4.fails")
+	runs=("$3/$4.fails")
+	first=$("$top/harness/mutants-report.py" kills "${bases[@]}" -- "${runs[@]}")
+	again=$first
+	for ((k = 1; k <= reproduce; k++)); do
+		[ -n "$again" ] || break
+		name=$4.again
+		[ "$k" -eq 1 ] || name=$name$k
+		check_boot "$1" "$3/$name" "$4" "$5" | sort -u >"$3/$name.fails"
+		runs+=("$3/$name.fails")
+		again=$("$top/harness/mutants-report.py" kills "${bases[@]}" -- "${runs[@]}")
+	done
 	[ -n "$first" ] || return 0
-	check_boot "$1" "$3/$4.again" "$4" "$5" | sort -u >"$3/$4.again.fails"
-	again=$("$top/harness/mutants-report.py" kills "$base/fails" "$base/fails2" -- \
-		"$3/$4.fails" "$3/$4.again.fails")
 	LC_ALL=C comm -23 <(echo "$first") <(echo "$again") | sed '/^$/d' >>"$3.unreproduced"
 	echo "$again"
 }
@@ -415,7 +452,9 @@ run_one() {
 			[ -z "$(cat "$res"/*.unreproduced 2>/dev/null)" ] &&
 			[ "$scope" = narrow ] && [ "$rescope" = 1 ]; then
 			scope=all suites=""
-			boots=$profiles
+			# Its debug boots too (a debug-only bug survives every
+			# lab boot), as phase 1 recorded their baselines.
+			boots="$profiles $(debug_boots "$(header "$f" Boots)")"
 			for b in $boots; do
 				killers="$killers$(kills "$s" "$f" "$res/run-all" "$b" "")
 "
@@ -436,18 +475,19 @@ run_one() {
 	fi
 	restore "$s" "$f"
 	"$top/harness/mutants-report.py" record "$out/verdicts/$n.json" \
-		mutant="$n" key="$key-$(sha256sum "$f" | cut -c1-16)" \
+		mutant="$n" key="$key$judge_key-$(sha256sum "$f" | cut -c1-16)" \
 		bug="$(header "$f" Bug)" layer="$(header "$f" Layer)" threat="$(header "$f" Threat)" \
 		equivalent="$(header "$f" Equivalent)" verdict="$verdict" scope="$scope" \
 		boots="$boots" suites="$suites" killers="$killers" unreproduced="$unreproduced" detail="$detail" \
-		build_s=$((t1 - t0)) boot_s=$((t2 - t1))
+		build_s=$((t1 - t0)) boot_s=$((t2 - t1)) baseline_runs="$baseline_runs" reproduce="$reproduce"
 	echo "$verdict"
 }
 
 # prepare INDEX: the slot, and its share of the baselines not yet recorded
 # for this tree (one a line of $out/.baselines: BOOT<TAB>SUITES).
 prepare() {
-	local i=$1 s=$slots/slot-$1 k=0 boot suites base t
+	local i=$1 s=$slots/slot-$1 k=0 boot suites base t r f run
+	local -a files
 	slot_init "$s" || { echo "watchlab: mutants: slot $i did not build" >&2; return 1; }
 	if [ "$i" -eq 0 ]; then
 		# The report's own tests and its report on the recorded run, twice,
@@ -470,16 +510,23 @@ prepare() {
 		[ $(((k - 1) % jobs)) -eq "$i" ] || continue
 		base=$(baseline_dir "$boot" "$suites")
 		t=$(date +%s)
-		# Twice: a check the two runs differ on is flaky, and cannot kill.
-		check_boot "$s" "$base/run" "$boot" "$suites" | sort -u >"$base/fails.new"
-		check_boot "$s" "$base/run2" "$boot" "$suites" | sort -u >"$base/fails2.new"
-		mv "$base/fails.new" "$base/fails"
-		mv "$base/fails2.new" "$base/fails2"
-		"$top/harness/mutants-report.py" flaky "$base/fails" "$base/fails2" >"$base/flaky"
+		# MUTANT_BASELINE_RUNS times (twice): a check the runs differ on is
+		# flaky, and cannot kill.  An earlier tree's runs are removed first.
+		rm -f "$base"/fails "$base"/fails[0-9]* "$base"/key
+		mapfile -t files < <(baseline_runs_of "$base")
+		r=0
+		for f in "${files[@]}"; do
+			r=$((r + 1))
+			run=run
+			[ "$r" -eq 1 ] || run=run$r
+			check_boot "$s" "$base/$run" "$boot" "$suites" | sort -u >"$f.new"
+		done
+		for f in "${files[@]}"; do mv "$f.new" "$f"; done
+		"$top/harness/mutants-report.py" flaky "${files[@]}" >"$base/flaky"
 		echo "$key" >"$base/key"
 		printf '%s\t%s\n' "$boot" "$suites" >"$base/scope"
-		say "baseline $boot (${suites:-every suite}), twice: $(($(date +%s) - t)) s," \
-			"$(sort -u "$base/fails" "$base/fails2" | wc -l) checks fail without a mutant," \
+		say "baseline $boot (${suites:-every suite}), ${#files[@]} runs: $(($(date +%s) - t)) s," \
+			"$(sort -u "${files[@]}" | wc -l) checks fail without a mutant," \
 			"$(wc -l <"$base/flaky") of them flaky"
 	done <"$out/.baselines"
 }
@@ -510,7 +557,7 @@ todo=()
 for f in "${mutants[@]}"; do
 	n=$(basename "$f" .patch)
 	v=$out/verdicts/$n.json
-	if [ -f "$v" ] && grep -q "\"key\": \"$key-$(sha256sum "$f" | cut -c1-16)\"" "$v" &&
+	if [ -f "$v" ] && grep -q "\"key\": \"$key$judge_key-$(sha256sum "$f" | cut -c1-16)\"" "$v" &&
 		! grep -q '"verdict": "stillborn"' "$v"; then
 		continue
 	fi
@@ -575,14 +622,14 @@ if [ "${#todo[@]}" -gt 0 ]; then
 fi
 for base in "$out"/baseline/*/; do
 	base=${base%/}
-	fails=$(sort -u "$base/fails" "$base/fails2" 2>/dev/null)
+	fails=$(cat "$base"/fails "$base"/fails[0-9]* 2>/dev/null | sort -u || true)
 	if [ -n "$fails" ]; then
 		say "baseline ${base##*/}: $(wc -l <<<"$fails") checks fail without any mutant" \
 			"and kill none: $(head -3 <<<"$fails" | tr '\n' ' ')"
 	fi
 	if [ -s "$base/flaky" ]; then
 		say "baseline ${base##*/} is flaky: $(wc -l <"$base/flaky") checks differ between" \
-			"its two runs and can never kill: $(head -3 "$base/flaky" | tr '\n' ' ')"
+			"its runs and can never kill: $(head -3 "$base/flaky" | tr '\n' ' ')"
 	fi
 done
 names=()

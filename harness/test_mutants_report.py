@@ -95,6 +95,32 @@ class Judge(unittest.TestCase):
         self.assertEqual(cli("changes", b1, b2, "--", mutant, mutant)[1].splitlines(), [
             "host.recorded: +    ok 3 no_leaks", "host.recorded: -    not ok 3 no_leaks"])
 
+    def test_check_at_random_kills_only_if_no_run_catches_it(self):
+        """A check that fails one run in two (the throwaway suite_coinflip
+        of docs/mutants-and-coverage.md) passes both baseline runs and fails
+        both runs of the mutant one time in sixteen, and then kills: the
+        judge bounds noise, it cannot rule it out.  Each further sample that
+        catches it (a baseline run it fails, a re-run it passes) stops it."""
+        coin = "plain.suite_coinflip.heads"
+        b1, b2 = self.checks("b1", BASE1), self.checks("b2", BASE1)
+        r1, r2 = self.checks("r1", [coin, SEMANTIC]), self.checks("r2", [coin, SEMANTIC])
+        self.assertEqual(cli("kills", b1, b2, "--", r1, r2)[1].split(), [coin, SEMANTIC])
+        b3 = self.checks("fails3", BASE1 + [coin])
+        self.assertEqual(cli("kills", b1, b2, b3, "--", r1, r2)[1].split(), [SEMANTIC])
+        self.assertEqual(cli("flaky", b1, b2, b3)[1].split(), [coin])
+        r3 = self.checks("r3", [SEMANTIC])
+        self.assertEqual(cli("kills", b1, b2, "--", r1, r2, r3)[1].split(), [SEMANTIC])
+
+    def test_false_kill_bound(self):
+        """(1-p)^B p^R, greatest over p at p = R / (B + R)."""
+        self.assertEqual(mr.false_kill_bound(2, 2), 1 / 16)
+        self.assertAlmostEqual(mr.false_kill_bound(2, 1), 4 / 27)
+        for b, r in ((2, 2), (2, 3), (4, 2), (4, 3), (6, 3)):
+            grid = max((1 - p / 1000) ** b * (p / 1000) ** r for p in range(1001))
+            self.assertAlmostEqual(mr.false_kill_bound(b, r), grid, places=6)
+            self.assertGreaterEqual(mr.false_kill_bound(b, r), 0.5 ** (b + r))
+        self.assertLess(mr.false_kill_bound(4, 3), mr.false_kill_bound(2, 2) / 7)
+
     def test_killed_by_host_only_or_semantic(self):
         self.assertEqual(mr.killed_by(["plain.host.boot_finished", "plain.manifest",
                                        "plain.host.console_clean"]), "host only")
@@ -172,7 +198,38 @@ class Report(unittest.TestCase):
         self.verdict("99-lsm-statement-after-end", "killed", [SEMANTIC])
         self.report("99-lsm-statement-after-end")
         md = (self.out / "report.md").read_text()
-        self.assertIn("Baseline plain-abc is flaky: 2 checks differ", md)
+        self.assertIn("Baseline plain-abc is flaky: 2 checks differ between its 2 runs", md)
+        # Verdicts that do not say how the judge sampled: two baseline runs
+        # and one re-run.
+        self.assertIn("Judge: 2 baseline runs and 1 re-run of a kill: a check that fails "
+                      "at random, whatever the mutant, kills with probability at most "
+                      "6.25%", md)
+
+    def test_every_baseline_run_is_read(self):
+        """MUTANT_BASELINE_RUNS=4: fails, fails2, fails3, fails4."""
+        base = self.out / "baseline" / "plain-abc"
+        (base / "fails3").write_text("")
+        (base / "fails4").write_text("plain.suite_coinflip.heads\n")
+        (base / "fails10").write_text("")
+        self.assertEqual([f.name for f in mr.baseline_runs(base)],
+                         ["fails", "fails2", "fails3", "fails4", "fails10"])
+        self.verdict("99-lsm-statement-after-end", "killed", [SEMANTIC])
+        v = self.out / "verdicts" / "99-lsm-statement-after-end.json"
+        doc = json.loads(v.read_text())
+        doc.update(baseline_runs=4, reproduce=2)
+        v.write_text(json.dumps(doc))
+        self.report("99-lsm-statement-after-end")
+        md = (self.out / "report.md").read_text()
+        self.assertIn("Baseline plain-abc is flaky: 4 checks differ between its 5 runs", md)
+        self.assertIn("`plain.suite_coinflip.heads`", md)
+        self.assertIn("Judge: 4 baseline runs and 2 re-runs of a kill: ", md)
+        self.assertIn(f"at most {mr.false_kill_bound(4, 3):.2%}", md)
+
+    def test_judge_samples_are_recorded_as_numbers(self):
+        v = self.out / "verdicts" / "x.json"
+        mr.record(v, ["mutant=x", "baseline_runs=4", "reproduce=2", "build_s=1"])
+        doc = json.loads(v.read_text())
+        self.assertEqual((doc["baseline_runs"], doc["reproduce"]), (4, 2))
 
 
 if __name__ == "__main__":
