@@ -93,7 +93,10 @@ diff_paths() {
 target_of() {
 	local p repo=0 kernel=0
 	for p in $(diff_paths "$1"); do
-		case $p in lsm/* | testcases/* | harness/*) repo=1 ;; *) kernel=1 ;; esac
+		case $p in
+		lsm/* | testcases/* | harness/* | images/* | policy/* | examples/* | Makefile) repo=1 ;;
+		*) kernel=1 ;;
+		esac
 	done
 	if [ "$repo$kernel" = 10 ]; then echo src; elif [ "$repo$kernel" = 01 ]; then echo linux; fi
 }
@@ -190,8 +193,7 @@ profiles=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/images/profiles" | cut 
 # Makefile gives it, unless the mutant names its own.
 other_names=$(for p in $profiles; do echo "$p-debug"; done)
 # The Makefile's plain-icount boot: the plain profile on the exact clock,
-# with the kernel arguments make test gives it.
-icount_args=$(sed -n 's/^ICOUNT_BOOT_ARGS := *//p' "$top/Makefile")
+# with the kernel arguments make test gives it (check_boot).
 other_names="$other_names"$'\n'plain-icount
 labelled_debug=$(sed -n 's/^LABELLED_DEBUG_PROFILE := *//p' "$top/Makefile")
 labelled_debug_suites=$(sed -n 's/^LABELLED_DEBUG_SUITES := *//p' "$top/Makefile" | tr , ' ')
@@ -217,7 +219,7 @@ for f in "${mutants[@]}"; do
 	case $(target_of "$f") in
 	src) dir=$top ;;
 	linux) dir=$build/linux ;;
-	*) complain "$n" "its diff must change either repository files (lsm/, testcases/, harness/) or kernel files, not both or none"; continue ;;
+	*) complain "$n" "its diff must change either repository files (lsm/, testcases/, harness/, images/, policy/, examples/, Makefile) or kernel files, not both or none"; continue ;;
 	esac
 	if ! msg=$(patch -d "$dir" -p1 --dry-run --batch --fuzz=0 -s <"$f" 2>&1); then
 		complain "$n" "no longer applies to ${dir#"$top"/}: $msg"
@@ -276,7 +278,9 @@ restore() {
 check_boot() {
 	local s=$1 res=$2 boot=$3 suites=$4 obj=$1/kbuild-lab profile=$3 debug="" kind=1 extra=""
 	local t=$timeout
-	[ "$boot" != plain-icount ] || profile=plain kind=0 extra=$icount_args
+	# The slot's Makefile, which a mutant may have changed.
+	[ "$boot" != plain-icount ] ||
+		profile=plain kind=0 extra=$(sed -n 's/^ICOUNT_BOOT_ARGS := *//p' "$s/src/Makefile")
 	# PROFILE-debug: the debug kernel, judged as make test judges its boots.
 	case $boot in *-debug)
 		obj=$s/kbuild-debug profile=${boot%-debug} debug=debug kind=0 t=$debug_timeout
@@ -452,9 +456,9 @@ run_one() {
 			[ -z "$(cat "$res"/*.unreproduced 2>/dev/null)" ] &&
 			[ "$scope" = narrow ] && [ "$rescope" = 1 ]; then
 			scope=all suites=""
-			# Its debug boots too (a debug-only bug survives every
+			# Its other boots too (a debug-only bug survives every
 			# lab boot), as phase 1 recorded their baselines.
-			boots="$profiles $(debug_boots "$(header "$f" Boots)")"
+			boots="$profiles $(other_boots "$(header "$f" Boots)")"
 			for b in $boots; do
 				killers="$killers$(kills "$s" "$f" "$res/run-all" "$b" "")
 "
