@@ -172,6 +172,22 @@ static int reload_selinux(void *arg)
 }
 
 /*
+ * Reload the SELinux policy and wait for watchpol to resolve its rules
+ * again (stats' label_resolves moves): 0, -1 if the load failed, -2 if
+ * no re-resolution came.
+ */
+static int reload_and_resolve(void)
+{
+	long before = label_resolves();
+
+	if (wl_reap(wl_spawn(reload_selinux, NULL), "wl-selinux-load"))
+		return -1;
+	for (int i = 0; i < 200 && label_resolves() <= before; i++)
+		usleep(wl_slow_ms(50) * 1000);
+	return label_resolves() > before ? 0 : -2;
+}
+
+/*
  * A watchpol policy written before the SELinux policy (every context then
  * resolves to the kernel SID) matches once SELinux is up, and again after
  * SELinux reloads its policy: watchpol resolves its rules again on every
@@ -180,8 +196,7 @@ static int reload_selinux(void *arg)
 static enum wl_result rules_follow_selinux_loads(void)
 {
 	char *text;
-	long before;
-	int held;
+	int held, r;
 
 	WL_EXPECT(early_policy_in_force() == 0, "the policy /init wrote is not in force");
 	WL_EXPECT(rules_match("after the first SELinux load") == 0,
@@ -190,12 +205,9 @@ static enum wl_result rules_follow_selinux_loads(void)
 		  "stats: no label re-resolution since the SELinux policy loaded");
 	WL_EXPECT(one_rule_unresolved("after the first SELinux load") == 0,
 		  "a label that no longer resolves is not handled alone");
-	before = label_resolves();
-	WL_EXPECT(wl_reap(wl_spawn(reload_selinux, NULL), "wl-selinux-load") == 0,
-		  "reload the SELinux policy");
-	for (int i = 0; i < 200 && label_resolves() <= before; i++)
-		usleep(wl_slow_ms(50) * 1000);
-	WL_EXPECT(label_resolves() > before, "no label re-resolution after the SELinux reload");
+	r = reload_and_resolve();
+	WL_EXPECT(r != -1, "reload the SELinux policy");
+	WL_EXPECT(r == 0, "no label re-resolution after the SELinux reload");
 	WL_EXPECT(early_policy_in_force() == 0, "the early policy is no longer in force");
 	WL_EXPECT(rules_match("after an SELinux reload") == 0,
 		  "rules do not match after the SELinux policy reloaded");
@@ -226,12 +238,9 @@ static enum wl_result rules_follow_selinux_loads(void)
 	WL_EXPECT(write(held, text, strlen(text)) == (ssize_t)strlen(text),
 		  "write the policy in force again:\n%s\n%s", text, strerror(errno));
 	free(text);
-	before = label_resolves();
-	WL_EXPECT(wl_reap(wl_spawn(reload_selinux, NULL), "wl-selinux-load") == 0,
-		  "reload the SELinux policy again");
-	for (int i = 0; i < 200 && label_resolves() <= before; i++)
-		usleep(wl_slow_ms(50) * 1000);
-	WL_EXPECT(label_resolves() > before, "no label re-resolution after the second reload");
+	r = reload_and_resolve();
+	WL_EXPECT(r != -1, "reload the SELinux policy again");
+	WL_EXPECT(r == 0, "no label re-resolution after the second reload");
 	WL_EXPECT(close(held) == 0, "close the text written before the second reload: %s",
 		  strerror(errno));
 	WL_EXPECT(early_policy_in_force() == 0, "the text closed after the reload is not in force");
