@@ -290,6 +290,13 @@ int wl_set_caps(uint64_t caps);
 
 /* Notification pipes (6.12 pipe transport). */
 int wl_wq_open(unsigned int nslots);	/* pipe2(O_NOTIFICATION_PIPE)+SET_SIZE; read end, or -1 */
+/*
+ * A notification pipe of nslots slots, outside wl_wq_open()'s table (for
+ * suites that open hundreds, or read them with read() themselves): its
+ * read end, or -1 (diagnosed).  The write end goes to *wfd, or is closed
+ * when wfd is NULL (poll() then reports POLLHUP at once).
+ */
+int wl_notification_pipe(unsigned int nslots, int *wfd);
 void wl_wq_close(int fd);
 
 /*

@@ -54,15 +54,10 @@ static struct wq_buf *wq_find(int fd)
 	return NULL;
 }
 
-int wl_wq_open(unsigned int nslots)
+int wl_notification_pipe(unsigned int nslots, int *wfd)
 {
-	struct wq_buf *q = wq_find(-1);
 	int fds[2];
 
-	if (!q) {
-		wl_diag("wl_wq_open: more than %d queues open", WL_MAX_QUEUES);
-		return -1;
-	}
 	if (pipe2(fds, O_NOTIFICATION_PIPE | O_CLOEXEC | O_NONBLOCK)) {
 		wl_diag("pipe2(O_NOTIFICATION_PIPE): %s", strerror(errno));
 		return -1;
@@ -73,11 +68,30 @@ int wl_wq_open(unsigned int nslots)
 		close(fds[1]);
 		return -1;
 	}
-	q->fd = fds[0];
-	q->wfd = fds[1];
+	if (wfd)
+		*wfd = fds[1];
+	else
+		close(fds[1]);
+	return fds[0];
+}
+
+int wl_wq_open(unsigned int nslots)
+{
+	struct wq_buf *q = wq_find(-1);
+	int rfd, wfd;
+
+	if (!q) {
+		wl_diag("wl_wq_open: more than %d queues open", WL_MAX_QUEUES);
+		return -1;
+	}
+	rfd = wl_notification_pipe(nslots, &wfd);
+	if (rfd < 0)
+		return -1;
+	q->fd = rfd;
+	q->wfd = wfd;
 	q->ring.buf = NULL;
 	q->len = q->off = 0;
-	return fds[0];
+	return rfd;
 }
 
 /* Pages for a ring of nrecords records of the largest size, a power of two. */

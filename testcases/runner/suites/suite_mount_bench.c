@@ -263,29 +263,13 @@ static int measure(struct walker *w, const int *q, unsigned int nw, bool walker,
 }
 
 /*
- * A notification pipe's read end, or -1 (diagnosed).  The write end is
- * closed unless @wfd asks for it: poll() on a pipe without a writer reports
- * POLLHUP at once, and the reader of namespace_sem_hold sleeps in poll().
+ * A queue of BENCH_QUEUE_SLOTS slots.  The write end is kept where @wfd
+ * asks for it: the reader of namespace_sem_hold sleeps in poll(), and a
+ * pipe without a writer polls POLLHUP at once.
  */
 static int open_pipe_queue(int *wfd)
 {
-	int fds[2];
-
-	if (pipe2(fds, O_NOTIFICATION_PIPE | O_CLOEXEC | O_NONBLOCK)) {
-		wl_diag("pipe2(O_NOTIFICATION_PIPE): %s", strerror(errno));
-		return -1;
-	}
-	if (ioctl(fds[0], IOC_WATCH_QUEUE_SET_SIZE, BENCH_QUEUE_SLOTS)) {
-		wl_diag("IOC_WATCH_QUEUE_SET_SIZE: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	if (wfd)
-		*wfd = fds[1];
-	else
-		close(fds[1]);
-	return fds[0];
+	return wl_notification_pipe(BENCH_QUEUE_SLOTS, wfd);
 }
 
 static int open_queue(void)

@@ -667,32 +667,6 @@ static int learn(struct watcher *w)
 	}
 }
 
-/*
- * A notification pipe of @slots records: its read end, or -1 (diagnosed).
- * @wfd: keep the write end there, for poll() (a pipe without a writer
- * polls POLLHUP at once); else it is closed.
- */
-static int open_queue(unsigned int slots, int *wfd)
-{
-	int fds[2];
-
-	if (pipe2(fds, O_NOTIFICATION_PIPE | O_CLOEXEC | O_NONBLOCK)) {
-		wl_diag("pipe2(O_NOTIFICATION_PIPE): %s", strerror(errno));
-		return -1;
-	}
-	if (ioctl(fds[0], IOC_WATCH_QUEUE_SET_SIZE, slots)) {
-		wl_diag("IOC_WATCH_QUEUE_SET_SIZE %u: %s", slots, strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	if (wfd)
-		*wfd = fds[1];
-	else
-		close(fds[1]);
-	return fds[0];
-}
-
 static int open_fan(void)
 {
 	int fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_MNT | FAN_CLOEXEC | FAN_NONBLOCK, 0);
@@ -722,7 +696,7 @@ static int watcher_start(struct watcher *w, enum mech m, unsigned int slots, uin
 	w->mask = mask;
 	switch (m) {
 	case M_WATCH:
-		w->fd = open_queue(slots, &w->wfd);
+		w->fd = wl_notification_pipe(slots, &w->wfd);
 		if (w->fd < 0)
 			return -1;
 		if (wl_watch_mount(AT_FDCWD, "/", 0, w->fd, 0x5c)) {
@@ -1057,7 +1031,7 @@ static int arm(const struct tree *t, struct queues *q, enum place p, unsigned in
 			}
 		} else {
 			if (i == q->n) {
-				q->fd[i] = open_queue(32, NULL);
+				q->fd[i] = wl_notification_pipe(32, NULL);
 				if (q->fd[i] < 0)
 					return -1;
 				q->n++;
@@ -1487,7 +1461,7 @@ static enum wl_result walk_after_last_watch(void)
 	WL_EXPECT(!tree_grow(&t, WALK_DEPTH), "a chain of %u mounts", WALK_DEPTH);
 	wl_pin_cpu(0);
 	WL_EXPECT(!walk_pair(&t, &before), "mount and umount before the watch");
-	q = open_queue(SCALE_QUEUE_SLOTS, NULL);
+	q = wl_notification_pipe(SCALE_QUEUE_SLOTS, NULL);
 	WL_EXPECT(q >= 0, "a queue");
 	WL_EXPECT(!wl_watch_mount(AT_FDCWD, "/", 0, q, 1), "watch_mount(/): %s", strerror(errno));
 	close(q);
