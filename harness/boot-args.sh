@@ -28,6 +28,9 @@ else
 	args="lsm=$lsm watchlab.profile=$profile watchlab.lsm=$expect"
 fi
 [ -z "$debug" ] || args="$args watchlab.debug=1"
+# A kernel with fault injection (the debug and coverage configs) runs
+# suite_failnth: /proc/thread-self/fail-nth and failslab's debugfs knobs.
+! grep -qx 'CONFIG_FAILSLAB=y' "$obj/.config" 2>/dev/null || args="$args watchlab.failslab=1"
 # KUnit tests the kernel, not the profile: it runs in the plain boot of
 # each kernel (plain, plain-debug); the other boots of the same bzImage
 # would repeat the same cases (report.py checks each boot that ran them
