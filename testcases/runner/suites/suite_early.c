@@ -34,7 +34,7 @@ static bool early_boot(void)
 {
 	char v[8];
 
-	return wl_cmdline("early", v, sizeof(v)) && !strcmp(v, "1");
+	return wl_cmdline("watchlab.early", v, sizeof(v)) && !strcmp(v, "1");
 }
 
 /*

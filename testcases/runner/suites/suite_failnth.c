@@ -515,7 +515,7 @@ static bool failnth_applies(void)
 {
 	char v[8];
 
-	return wl_cmdline("failslab", v, sizeof(v)) && !strcmp(v, "1") &&
+	return wl_cmdline("watchlab.failslab", v, sizeof(v)) && !strcmp(v, "1") &&
 	       !strcmp(wl_profile(), "plain") && !wl_byo_lsm();
 }
 
