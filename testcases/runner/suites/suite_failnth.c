@@ -42,6 +42,12 @@
 #define FAILSLAB "/sys/kernel/debug/failslab"
 #define FAIL_NTH "/proc/thread-self/fail-nth"
 #define BASE "/tmp/wl-failnth"
+/*
+ * What the vfs tests watch: a tmpfs mounted anew for each run, so that
+ * every run meets a mount and a superblock with no watch list yet, and
+ * the list's own allocation fails in its turn.
+ */
+#define TARGET BASE "/t"
 /* More allocations than any of these calls makes: a bound on the loop. */
 #define MAX_NTH 200
 
@@ -165,27 +171,41 @@ static enum wl_result run_op(const struct fault_op *op)
 
 static int queue = -1;
 
-static int vfs_prepare(void)
+static int queue_prepare(void)
 {
 	queue = wl_wq_open(32);
 	return queue < 0 ? -1 : 0;
 }
 
-static void vfs_cleanup(void)
+static void queue_cleanup(void)
 {
 	if (queue >= 0)
 		wl_wq_close(queue);
 	queue = -1;
 }
 
+static int vfs_prepare(void)
+{
+	if (wl_tmpfs_here(TARGET, NULL))
+		return -1;
+	return queue_prepare();
+}
+
+static void vfs_cleanup(void)
+{
+	queue_cleanup();
+	if (umount2(TARGET, MNT_DETACH))
+		wl_diag("umount %s: %s", TARGET, strerror(errno));
+}
+
 static long mount_act(void)
 {
-	return wl_watch_mount(AT_FDCWD, BASE, 0, queue, WATCH_ID);
+	return wl_watch_mount(AT_FDCWD, TARGET, 0, queue, WATCH_ID);
 }
 
 static long sb_act(void)
 {
-	return wl_watch_sb(AT_FDCWD, BASE, 0, queue, WATCH_ID);
+	return wl_watch_sb(AT_FDCWD, TARGET, 0, queue, WATCH_ID);
 }
 
 /* Drain what is queued and count the records of @type; -1 on a read error. */
@@ -230,13 +250,13 @@ static int vfs_check(long (*act)(void), bool done, unsigned int type,
 	return 0;
 }
 
-/* A mount below BASE and its umount: NEW_MOUNT and UNMOUNT. */
+/* A mount below TARGET and its umount: NEW_MOUNT and UNMOUNT. */
 static int mount_trigger(void)
 {
-	if (wl_tmpfs_here(BASE "/m", NULL))
+	if (wl_tmpfs_here(TARGET "/m", NULL))
 		return -1;
-	if (umount(BASE "/m")) {
-		wl_diag("umount %s/m: %s", BASE, strerror(errno));
+	if (umount(TARGET "/m")) {
+		wl_diag("umount %s/m: %s", TARGET, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -247,15 +267,15 @@ static int mount_check(bool done)
 	return vfs_check(mount_act, done, WATCH_TYPE_MOUNT_NOTIFY, mount_trigger, 2);
 }
 
-/* BASE's superblock remounted r/o and back: two READONLY records. */
+/* TARGET's superblock remounted r/o and back: two READONLY records. */
 static int sb_trigger(void)
 {
-	if (mount(NULL, BASE, NULL, MS_REMOUNT | MS_RDONLY, NULL)) {
-		wl_diag("remount %s ro: %s", BASE, strerror(errno));
+	if (mount(NULL, TARGET, NULL, MS_REMOUNT | MS_RDONLY, NULL)) {
+		wl_diag("remount %s ro: %s", TARGET, strerror(errno));
 		return -1;
 	}
-	if (mount(NULL, BASE, NULL, MS_REMOUNT, NULL)) {
-		wl_diag("remount %s rw: %s", BASE, strerror(errno));
+	if (mount(NULL, TARGET, NULL, MS_REMOUNT, NULL)) {
+		wl_diag("remount %s rw: %s", TARGET, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -307,8 +327,8 @@ static int devices_check(bool done)
 }
 
 static const struct fault_op watch_devices_op = {
-	.name = "watch_devices", .prepare = vfs_prepare, .act = devices_act,
-	.check = devices_check, .cleanup = vfs_cleanup,
+	.name = "watch_devices", .prepare = queue_prepare, .act = devices_act,
+	.check = devices_check, .cleanup = queue_cleanup,
 };
 
 static enum wl_result watch_devices_every_alloc(void)
@@ -348,7 +368,7 @@ static int ring_check(bool done)
 
 static const struct fault_op ring_size_op = {
 	.name = "ring_set_size", .prepare = ring_prepare, .act = ring_act,
-	.check = ring_check, .cleanup = vfs_cleanup,
+	.check = ring_check, .cleanup = queue_cleanup,
 };
 
 static enum wl_result ring_set_size_every_alloc(void)
