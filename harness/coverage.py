@@ -4,8 +4,11 @@
 objects the series touches and of watchpol, and the diff coverage of each
 patch of kernel-patches/series (harness/coverage.sh runs this).
 
-usage: coverage.py INFO TREE AM_REPO COMMITS OUT [ANSWERS]
+usage: coverage.py [--suites DATA] INFO TREE AM_REPO COMMITS OUT [ANSWERS]
        coverage.py --check ANSWERS
+  DATA     harness/coverage.sh's work folder: BOOT.suites/NNN-SUITE.info
+           are the runner's counters before the first suite and after each
+           (lines.json then says which suites ran each line)
   INFO     the lcov tracefile of every boot, merged
   TREE     the tree the gcov kernel was built from (build/linux-cov)
   AM_REPO  a git repository of the pristine copies of the files the series
@@ -30,7 +33,10 @@ lines.json is the per-line input of make mutants-sample
 (harness/mutants-gen.py): every executable line a patch adds and every
 executable line of watchpol's .c files, with its execution count and the
 patch that added it ("watchpol" for lsm/), and each such file's text as
-built, so a reader can tell a line that moved since the run.
+built, so a reader can tell a line that moved since the run.  With
+--suites, each executed line also names, per boot, the suites during which
+its count grew ("boot": before the first suite, the boot and KUnit): a
+generated mutant of the line runs those first.
 
 An answer names its lines by file, function and text, never by number
 (see read_answers()), so it survives edits that move the line.
@@ -394,6 +400,10 @@ def main(argv):
         print(f"watchlab: coverage: {argv[2]}: {len(answers)} answers, "
               f"{sum(len(a['lines']) for a in answers)} lines")
         return 0
+    suites_data = None
+    if len(argv) > 2 and argv[1] == "--suites":
+        suites_data = argv[2]
+        argv = argv[:1] + argv[3:]
     if len(argv) not in (6, 7):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
@@ -502,19 +512,52 @@ def main(argv):
                    "lsm": lsm_totals(lsm), "stale": stale}, f, indent=1)
 
     with open(os.path.join(out, "lines.json"), "w") as f:
-        json.dump(line_data(added, info, lsm, tree), f, indent=0, sort_keys=True)
+        json.dump(line_data(added, info, lsm, tree, suites_data), f, indent=0, sort_keys=True)
 
     print(diff_table(stats, patches, lsm), end="")
     print(answer_counts(matched, uncovered), end="")
     return 0
 
 
-def line_data(added, info, lsm, tree):
+def suite_credit(data, tree, wanted):
+    """{path: {line: {boot: [suite, ...]}}} for the lines of WANTED
+    ({path: lines}): in each boot's copies of the counters
+    (DATA/BOOT.suites/NNN-SUITE.info, in run order, cumulative), the
+    suites after which a line's count was higher than after the one
+    before.  A boot without copies names no suite."""
+    out = {}
+    for d in sorted(os.listdir(data)):
+        if not d.endswith(".suites"):
+            continue
+        boot = d[:-len(".suites")]
+        before = {}
+        for name in sorted(os.listdir(os.path.join(data, d))):
+            if not name.endswith(".info") or "-" not in name:
+                continue
+            suite = name[:-len(".info")].split("-", 1)[1]
+            with open(os.path.join(data, d, name)) as f:
+                raw = parse_info(f.read())
+            for sf, rec in raw.items():
+                path = rel_path(sf, tree)
+                if path not in wanted:
+                    continue
+                prev = before.setdefault(path, {})
+                for ln, c in rec["lines"].items():
+                    if ln in wanted[path] and c > prev.get(ln, 0):
+                        out.setdefault(path, {}).setdefault(ln, {}) \
+                           .setdefault(boot, []).append(suite)
+                    prev[ln] = c
+    return out
+
+
+def line_data(added, info, lsm, tree, suites_data=None):
     """{"tree": TREE, "files": {path: {"lines": {line: [count, patch]},
-    "source": text}}}: the series' added executable lines and watchpol's
-    executable lines of .c files, each with its execution count over
-    every boot, and the file's text as the run built it (so that a reader
-    can carry a line across later edits, or tell that it moved)."""
+    "source": text, "suites": {line: {boot: [suite, ...]}}}}}: the series'
+    added executable lines and watchpol's executable lines of .c files,
+    each with its execution count over every boot, the file's text as the
+    run built it (so that a reader can carry a line across later edits, or
+    tell that it moved) and, with SUITES_DATA, the suites that ran it
+    (suite_credit())."""
     files = {}
     for path, lines in added.items():
         rec = info.get(path)
@@ -525,6 +568,7 @@ def line_data(added, info, lsm, tree):
     for path, rec in lsm.items():
         if path.endswith(".c"):
             files[path] = {ln: [c, "watchpol"] for ln, c in rec["lines"].items()}
+    credit = suite_credit(suites_data, tree, files) if suites_data else {}
     out = {}
     for path, lines in sorted(files.items()):
         if not lines:
@@ -534,7 +578,8 @@ def line_data(added, info, lsm, tree):
                 text = src.read()
         except OSError:
             text = ""
-        out[path] = {"lines": {str(ln): v for ln, v in sorted(lines.items())}, "source": text}
+        out[path] = {"lines": {str(ln): v for ln, v in sorted(lines.items())}, "source": text,
+                     "suites": {str(ln): v for ln, v in sorted(credit.get(path, {}).items())}}
     return {"tree": os.path.realpath(tree), "files": out}
 
 

@@ -58,6 +58,36 @@ say "booting ${#specs[@]} boots on the gcov kernel"
 BUILD=$boot RESULTS=$results BOOT_TTYS1=1 FRESH=1 "$top/harness/boot-all.sh" "${specs[@]}" ||
 	say "a boot failed (its coverage counts if its data came out; see $results)"
 
+# link_gcno DIR OBJ: beside each .gcda file under DIR, a link to the .gcno
+# file of the kernel build OBJ that lcov reads with it.
+link_gcno() {
+	find "$1" -name '*.gcda' | while read -r f; do
+		rel=${f#"$1"/}
+		ln -sf "$2/${rel%.gcda}.gcno" "${f%.gcda}.gcno"
+	done
+}
+
+# suite_counters DIR OBJ OUT: the runner's copies of the counters, before
+# the first suite and after each (DIR/suites/NNN-SUITE,
+# testcases/runner/lib/gcov_suites.c), each captured by lcov into
+# OUT/NNN-SUITE.info, two at a time: harness/coverage.py credits each line
+# to the suites during which its count grew (lines.json's "suites").
+suite_counters() {
+	local copy
+	[ -d "$1/suites" ] || return 0
+	rm -rf "$3"
+	mkdir -p "$3"
+	# shellcheck disable=SC2016 # expanded by xargs' sh, one copy a call
+	for copy in "$1"/suites/*/; do
+		copy=${copy%/}
+		link_gcno "$copy/${2#/}" "$2"
+		printf '%s\0' "$copy"
+	done | OBJ=$2 OUT=$3 xargs -0 -r -P 2 -n 1 sh -c \
+		'lcov -q --capture --directory "$1/${OBJ#/}" --output-file "$OUT/${1##*/}.info" 2>/dev/null' _ ||
+		say "$(basename "$3" .suites): lcov failed on a suite's counters"
+	say "$(basename "$3" .suites): counters of $(find "$3" -name '*.info' | wc -l) suites"
+}
+
 # 3. Each boot's data, out of its ttyS1 log, into a folder of its own
 # beside links to the .gcno files of its kernel's build, then lcov.
 infos=()
@@ -80,10 +110,7 @@ for spec in "${specs[@]}"; do
 	fi
 	got=$(find "$dir/${obj#/}" -name '*.gcda' | wc -l)
 	[ "$got" = "$n" ] || say "$name: $got of the $n .gcda files the guest sent"
-	find "$dir/${obj#/}" -name '*.gcda' | while read -r f; do
-		rel=${f#"$dir/${obj#/}"/}
-		ln -sf "$obj/${rel%.gcda}.gcno" "${f%.gcda}.gcno"
-	done
+	link_gcno "$dir/${obj#/}" "$obj"
 	lcov -q --capture --rc lcov_branch_coverage=1 --test-name "${name//-/_}" \
 		--directory "$dir/${obj#/}" --output-file "$data/$name.info" 2>"$data/$name.lcov.log" || {
 		say "$name: lcov failed ($data/$name.lcov.log)"
@@ -91,6 +118,7 @@ for spec in "${specs[@]}"; do
 	}
 	infos+=(--add-tracefile "$data/$name.info")
 	say "$name: $got .gcda files"
+	suite_counters "$dir" "$obj" "$data/$name.suites"
 done
 [ "${#infos[@]}" -gt 0 ] || { say "no boot gave coverage data" >&2; exit 1; }
 lcov -q --rc lcov_branch_coverage=1 "${infos[@]}" --output-file "$data/all.info"
@@ -133,6 +161,6 @@ for spec in "${specs[@]}"; do
 	IFS=: read -r _ _ name _ <<<"$spec"
 	echo "$name $(cat "$results/console-$name.log.status" 2>/dev/null || echo missing)"
 done >"$out/boots.txt"
-"$top/harness/coverage.py" "$data/tree.info" "$tree" "$am" "$am.commits" "$out" "$answers"
+"$top/harness/coverage.py" --suites "$data" "$data/tree.info" "$tree" "$am" "$am.commits" "$out" "$answers"
 say "boots: $(tr '\n' ';' <"$out/boots.txt" | sed 's/;$//; s/;/; /g')"
 say "results in ${out#"$top"/}/ (summary.md, uncovered.md with the answers, html/index.html) in $(($(date +%s) - start)) s"

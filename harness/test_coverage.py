@@ -149,6 +149,31 @@ class Blame(unittest.TestCase):
         self.assertEqual(data["files"]["security/watchpol/w.c"]["lines"]["5"], [4, "watchpol"])
         self.assertNotIn("security/watchpol/w.h", data["files"])
 
+    def test_suite_credit(self):
+        """A line is credited to the suites after which its count had
+        grown, boot by boot, in run order; lines outside the wanted set
+        and boots without copies are not."""
+        def info(counts):
+            return ("SF:{tree}/fs/a.c\n" + "".join(f"DA:{ln},{c}\n" for ln, c in counts)
+                    + "end_of_record\n")
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = os.path.join(tmp, "linux-cov")
+            os.makedirs(os.path.join(tree, "fs"))
+            data = os.path.join(tmp, "data")
+            copies = {"plain.suites": [("000-boot", [(3, 1), (4, 0), (6, 0)]),
+                                       ("001-suite_a@none", [(3, 1), (4, 2), (6, 0)]),
+                                       ("002-suite_b", [(3, 5), (4, 2), (6, 1)])],
+                      "smack.suites": [("000-boot", [(3, 0), (4, 0), (6, 0)]),
+                                       ("001-suite_c", [(3, 0), (4, 7), (6, 0)])]}
+            for boot, runs in copies.items():
+                os.makedirs(os.path.join(data, boot))
+                for name, counts in runs:
+                    Path(data, boot, name + ".info").write_text(info(counts).format(tree=tree))
+            os.makedirs(os.path.join(data, "plain"))
+            credit = coverage.suite_credit(data, tree, {"fs/a.c": {3: 0, 4: 0}})
+        self.assertEqual(credit, {"fs/a.c": {3: {"plain": ["boot", "suite_b"]},
+                                             4: {"plain": ["suite_a@none"], "smack": ["suite_c"]}}})
+
     def test_rel_path(self):
         with tempfile.TemporaryDirectory() as tmp:
             tree = os.path.join(tmp, "linux-cov")

@@ -96,3 +96,21 @@ void wl_run_inits(void)
 		if (inits[i].fn())
 			ktap_line("# watchlab: could not %s", inits[i].what);
 }
+
+static void (*after_suite[WL_MAX_HOOKS])(const char *name);
+static size_t nafter;
+
+void wl_register_after_suite(void (*fn)(const char *name))
+{
+	if (nafter == WL_MAX_HOOKS)
+		full("after-suite functions");
+	after_suite[nafter++] = fn;
+}
+
+void wl_run_after_suite(const char *name)
+{
+	if (wl_listing())
+		return;
+	for (size_t i = 0; i < nafter; i++)
+		after_suite[i](name);
+}

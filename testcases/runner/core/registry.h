@@ -23,4 +23,7 @@ int (*wl_program(const char *name))(int argc, char **argv);
 /* Run the registered init work, in registration order. */
 void wl_run_inits(void);
 
+/* Run the registered after-suite work for the suite just run, @name. */
+void wl_run_after_suite(const char *name);
+
 #endif /* WL_REGISTRY_H */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "registry.h"
 #include "run.h"
 #include "wl.h"
 #include "wl_lists.h"
@@ -200,6 +201,7 @@ static bool run_suite(const struct wl_suite *s, const struct wl_variant *v, unsi
 	ktap_set_depth(0);
 	ktap_line("%sok %u %s", ok ? "" : "not ", num, name);
 	cur_transport = WL_TRANSPORT_PIPE;
+	wl_run_after_suite(name);
 	return ok;
 }
 

@@ -110,6 +110,12 @@ void wl_register_suite(const struct wl_suite *s);
 void wl_register_program(const char *name, int (*main)(int argc, char **argv));
 void wl_register_init(const char *what, int (*fn)(void));
 #define WL_REGISTER(fn) __attribute__((constructor)) static void fn(void)
+/*
+ * Work to do after each suite has run (each variant of one: its KTAP name,
+ * "suite_keys@none"), registered from a constructor: make coverage's
+ * per-suite counters (lib/gcov_suites.c).  Never called while listing.
+ */
+void wl_register_after_suite(void (*fn)(const char *name));
 
 /*
  * Define and register a suite: its name, then any other fields, e.g.
