@@ -314,14 +314,17 @@ def coverage_path(arg):
 
 
 def load_coverage(path):
-    """lines.json: {path: ({line: [count, patch]}, source as built)}.
-    Refuses, with what to do, when there is none."""
+    """lines.json: {path: ({line: [count, patch]}, source as built,
+    {line: {boot: [suite, ...]}})}, the last empty for a coverage run
+    without the runner's suite-by-suite counters.  Refuses, with what to
+    do, when there is none."""
     if not path.is_file():
         sys.exit(f"watchlab: mutants-gen: no coverage data at {path}: run make coverage "
                  "(it writes results/coverage/lines.json), or copy a run's results/coverage/ "
                  "here, or name one with COVERAGE=FILE")
     data = json.loads(path.read_text())
-    return {p: ({int(ln): v for ln, v in f["lines"].items()}, f["source"])
+    return {p: ({int(ln): v for ln, v in f["lines"].items()}, f["source"],
+                {int(ln): v for ln, v in f.get("suites", {}).items()})
             for p, f in data["files"].items()}
 
 
@@ -341,10 +344,11 @@ def carry(old, new):
 
 
 def covered_lines(cov, text_of):
-    """{path: set of lines (of the tree now) a boot executed}, and the
-    count of executed lines whose text changed since the coverage run."""
-    out, moved = {}, 0
-    for path, (lines, source) in cov.items():
+    """{path: set of lines (of the tree now) a boot executed}, the count
+    of executed lines whose text changed since the coverage run, and
+    {path: {line now: {boot: [suite, ...]}}}: the suites that ran each."""
+    out, moved, credit = {}, 0, {}
+    for path, (lines, source, suites) in cov.items():
         if not path.endswith(".c") or path in EXCLUDED:
             continue
         text = text_of(path)
@@ -360,9 +364,11 @@ def covered_lines(cov, text_of):
                 moved += 1
                 continue
             keep.add(where[ln])
+            if ln in suites:
+                credit.setdefault(path, {})[where[ln]] = suites[ln]
         if keep:
             out[path] = keep
-    return out, moved
+    return out, moved, credit
 
 
 # --- from spatch's matches to candidates ---------------------------------
@@ -538,7 +544,7 @@ def enumerate_candidates(cov, tree, jobs=2):
         texts[path] = src.read_text().splitlines(True)
         return src.read_text().split("\n")
 
-    covered, moved = covered_lines(cov, text_of)
+    covered, moved, credit = covered_lines(cov, text_of)
     with tempfile.TemporaryDirectory() as tmp:
         cocci = Path(tmp, "mutants-gen.cocci")
         cocci.write_text(cocci_text())
@@ -547,8 +553,10 @@ def enumerate_candidates(cov, tree, jobs=2):
             found = list(ex.map(lambda p: spatch(source_of(p, tree)[0], str(cocci)), paths))
     cands = []
     for path, matches in zip(paths, found):
-        cands += candidates_of(path, source_of(path, tree)[1], texts[path], matches,
-                               covered[path])
+        for c in candidates_of(path, source_of(path, tree)[1], texts[path], matches,
+                               covered[path]):
+            c["suites"] = credit.get(path, {}).get(c["line"], {})
+            cands.append(c)
     return sort_unique(cands), moved
 
 
@@ -620,7 +628,8 @@ def mutate(c, tree):
 
 def boots_for(path):
     """The boot that runs a file's code first; a survivor is run again in
-    every boot (harness/mutants.sh)."""
+    the boots its Rescope: names (scope_of()), or in every boot
+    (harness/mutants.sh)."""
     if path.startswith("security/selinux/"):
         return "selinux"
     if path.startswith("security/smack/"):
@@ -628,13 +637,61 @@ def boots_for(path):
     return "plain"
 
 
-def mutant_text(c, tree, seed, k, total):
+def registered_suites():
+    """The runner's suite names, as harness/mutants.sh reads them."""
+    names = set()
+    for f in (TOP / "testcases/runner/suites").glob("*.c"):
+        names |= set(re.findall(r"WL_[A-Z_]*\((suite_[a-z0-9_]+)", f.read_text()))
+    return names
+
+
+def suite_of(ktap_name, known):
+    """The suite a KTAP name is a run of ("suite_keys@none", a transport
+    variant "suite_mount_ring"), or None when the runner has no such suite."""
+    base = ktap_name.split("@")[0]
+    if base in known:
+        return base
+    if base.endswith("_ring") and base[:-len("_ring")] in known:
+        return base[:-len("_ring")]
+    return None
+
+
+def scope_of(c, known, profiles):
+    """The header lines that scope a candidate's judging from the suites
+    that ran its line (lines.json's "suites"): Suites:, the suites of its
+    boot during which the line ran (none: the line ran only while the boot
+    came up, and suite_boot is what runs then); Rescope:, the profiles
+    whose boots ran it at all, the only ones a survivor is run again in (a
+    boot that never runs the mutated line cannot tell the mutant apart).
+    Without that data, or a name the runner lacks: no line, every suite,
+    every profile."""
+    ran = c.get("suites") or {}
+    boot = boots_for(c["path"])
+    out = ""
+    if boot in ran:
+        names = [suite_of(n, known) for n in ran[boot] if n != "boot"]
+        if None not in names:
+            out += f"Suites: {' '.join(sorted(set(names)) or ['suite_boot'])}\n"
+    rescope = [b for b in profiles if b in ran]
+    if rescope:
+        out += f"Rescope: {' '.join(rescope)}\n"
+    return out
+
+
+def lab_profiles():
+    """images/profiles' names, in their order."""
+    return [ln.split()[0] for ln in (TOP / "images/profiles").read_text().splitlines()
+            if ln.split() and not ln.startswith("#")]
+
+
+def mutant_text(c, tree, seed, k, total, scope=""):
     layer = "lsm" if c["path"].startswith("lsm/") else "kernel"
     diff = diff_of(c["path"], original(c, tree), mutate(c, tree))
     return (f"Bug: generated: {c['op']} at {c['path']}:{c['line']} in {c['fn']}(): {c['what']}\n"
             f"Layer: {layer}\n"
             f"Threat: unclassified (generated by harness/mutants-gen.py)\n"
             f"Boots: {boots_for(c['path'])}\n"
+            f"{scope}"
             f"Operator: {c['op']}\n"
             f"Site: {c['path']}:{c['line']}\n"
             f"Generated: seed {seed}, draw {k} of {total} candidates, {c['id']}\n"
@@ -724,6 +781,7 @@ def main(argv):
     print(f"watchlab: mutants-gen: drawing {a.n} with seed {a.seed}")
     k = taken = discarded = 0
     chosen = []
+    known, profiles = registered_suites(), lab_profiles()
     for c in draw(cands, a.seed):
         if taken == a.n:
             break
@@ -736,7 +794,8 @@ def main(argv):
             continue
         taken += 1
         name = f"g{taken:03d}-{c['op']}-{re.sub(r'[^A-Za-z0-9]+', '-', c['path'])}-{c['line']}"
-        (out / f"{name}.patch").write_text(mutant_text(c, a.tree, a.seed, k, len(cands)))
+        (out / f"{name}.patch").write_text(mutant_text(c, a.tree, a.seed, k, len(cands),
+                                                       scope_of(c, known, profiles)))
         chosen.append({"name": name, "id": c["id"], "op": c["op"],
                        "site": f"{c['path']}:{c['line']}", "what": c["what"]})
         print(f"watchlab: mutants-gen: draw {k}: {name}: {c['what']}")

@@ -34,8 +34,9 @@
 # ccache) for the next mutant.
 #
 # A mutant that survives a narrowed run (its Boots:/Suites:) is run again
-# with every boot and every suite before it counts as a survivor
-# (MUTANT_RESCOPE=0: not; make test's one-mutant check).  MUTANT_SCOPE=all
+# with every boot (its Rescope: profiles, when it names them) and every
+# suite before it counts as a survivor (MUTANT_RESCOPE=0: not; make test's
+# one-mutant check).  MUTANT_SCOPE=all
 # runs every mutant that way from the start.
 #
 # How many samples the judge takes (docs/mutants-and-coverage.md, "The
@@ -143,6 +144,16 @@ other_boots() {
 	done
 }
 
+# rescope_boots MUTANT: where a survivor of its narrowed run runs again,
+# with every suite: the profiles its Rescope: line names (a generated
+# mutant's: the profiles whose boots ran its line, harness/mutants-gen.py),
+# else every profile; and the other boots its Boots: line names.
+rescope_boots() {
+	local r
+	r=$(header "$1" Rescope)
+	echo "${r:-$profiles} $(other_boots "$(header "$1" Boots)")"
+}
+
 # scoped_suites MUTANT BOOT: suites_for, unless the mutant runs unscoped.
 scoped_suites() {
 	if [ "${MUTANT_SCOPE:-}" = all ]; then echo ""; else suites_for "$1" "$2"; fi
@@ -212,6 +223,9 @@ for f in "${mutants[@]}"; do
 		grep -qx "$p" <<<"$profiles$nl$other_names" ||
 			complain "$n" "Boots: names $p, which images/profiles lacks (nor is it PROFILE-debug or plain-icount)"
 	done
+	for p in $(header "$f" Rescope); do
+		grep -qx "$p" <<<"$profiles" || complain "$n" "Rescope: names $p, which images/profiles lacks"
+	done
 	for w in $(header "$f" Suites); do
 		grep -qx "${w#*:}" <<<"$known_suites" || complain "$n" "Suites: names ${w#*:}, which testcases/runner/suites lacks"
 		case $w in *:*) grep -qx "${w%%:*}" <<<"$profiles$nl$other_names" || complain "$n" "Suites: names boot ${w%%:*}, which images/profiles lacks" ;; esac
@@ -268,7 +282,7 @@ restore() {
 	done
 }
 
-# check_boot SLOT RESULTS BOOT SUITES: boot BOOT of the slot's lab kernel
+# check_boot SLOT RESULTS BOOT SUITES [TIMEOUT]: boot BOOT of the slot's lab kernel
 # with SUITES (empty: all), judge it alone with report.py and print the
 # checks that failed, one a line, and each cell the report faulted (a
 # leak, a wrong refuser, a masked refusal...) as "verdict: CELL: WHY":
@@ -277,13 +291,13 @@ restore() {
 # name there.
 check_boot() {
 	local s=$1 res=$2 boot=$3 suites=$4 obj=$1/kbuild-lab profile=$3 debug="" kind=1 extra=""
-	local t=$timeout
+	local t=${5:-$timeout}
 	# The slot's Makefile, which a mutant may have changed.
 	[ "$boot" != plain-icount ] ||
 		profile=plain kind=0 extra=$(sed -n 's/^ICOUNT_BOOT_ARGS := *//p' "$s/src/Makefile")
 	# PROFILE-debug: the debug kernel, judged as make test judges its boots.
 	case $boot in *-debug)
-		obj=$s/kbuild-debug profile=${boot%-debug} debug=debug kind=0 t=$debug_timeout
+		obj=$s/kbuild-debug profile=${boot%-debug} debug=debug kind=0 t=${5:-$debug_timeout}
 		if [ -z "$suites" ] && [ "$profile" = "$labelled_debug" ]; then
 			suites=$labelled_debug_suites
 		fi
@@ -385,19 +399,36 @@ baseline_ready() {
 	[ "$(cat "$1/key" 2>/dev/null)" = "$key" ]
 }
 
+# boot_timeout BASE BOOT: how long a mutant's boot may take: three times
+# the longest of the baseline's runs of the same boot and suites, and a
+# minute, within MUTANT_BOOT_TIMEOUT (MUTANT_DEBUG_BOOT_TIMEOUT): a
+# narrowed boot that hangs costs minutes, not the whole limit.  The
+# baseline's runs finished in time, so a timeout still kills only a boot
+# they ran without one.
+boot_timeout() {
+	local limit=$timeout longest
+	case $2 in *-debug) limit=$debug_timeout ;; esac
+	longest=$(sed -n 's/^watchlab: profile .* finished in \([0-9]*\).*/\1/p' \
+		"$1"/run*/boot.log 2>/dev/null | sort -n | tail -1)
+	[ -n "$longest" ] || { echo "$limit"; return; }
+	longest=$((longest * 3 + 60))
+	echo $((longest < limit ? longest : limit))
+}
+
 # kills SLOT MUTANT RESULTS BOOT SUITES: the checks of BOOT that fail with
 # the mutant in every run and pass in every baseline run.  The boot runs
 # again (BOOT.again, then BOOT.again2...: MUTANT_REPRODUCE times) only while
 # a candidate is left; a candidate that does not fail again is written to
 # RESULTS.unreproduced, and kills nothing.
 kills() {
-	local base first again k name
+	local base first again k name t
 	local -a bases runs
 	base=$(baseline_dir "$4" "$5")
 	baseline_ready "$base" || die "no baseline for $4 (${5:-every suite}): phase 1 did not run it"
 	mapfile -t bases < <(baseline_runs_of "$base")
 	mkdir -p "$3"
-	check_boot "$1" "$3/$4" "$4" "$5" | sort -u >"$3/$4.fails"
+	t=$(boot_timeout "$base" "$4")
+	check_boot "$1" "$3/$4" "$4" "$5" "$t" | sort -u >"$3/$4.fails"
 	runs=("$3/$4.fails")
 	first=$("$top/harness/mutants-report.py" kills "${bases[@]}" -- "${runs[@]}")
 	again=$first
@@ -405,7 +436,7 @@ kills() {
 		[ -n "$again" ] || break
 		name=$4.again
 		[ "$k" -eq 1 ] || name=$name$k
-		check_boot "$1" "$3/$name" "$4" "$5" | sort -u >"$3/$name.fails"
+		check_boot "$1" "$3/$name" "$4" "$5" "$t" | sort -u >"$3/$name.fails"
 		runs+=("$3/$name.fails")
 		again=$("$top/harness/mutants-report.py" kills "${bases[@]}" -- "${runs[@]}")
 	done
@@ -458,7 +489,7 @@ run_one() {
 			scope=all suites=""
 			# Its other boots too (a debug-only bug survives every
 			# lab boot), as phase 1 recorded their baselines.
-			boots="$profiles $(other_boots "$(header "$f" Boots)")"
+			boots=$(rescope_boots "$f")
 			for b in $boots; do
 				killers="$killers$(kills "$s" "$f" "$res/run-all" "$b" "")
 "
@@ -574,11 +605,11 @@ done
 	for f in "${todo[@]}"; do
 		for b in $(boots_for "$f"); do printf '%s\t%s\n' "$b" "$(scoped_suites "$f" "$b")"; done
 	done
-	if [ "$rescope" = 1 ] && [ "${#todo[@]}" -gt 0 ]; then
-		for b in $profiles; do printf '%s\t\n' "$b"; done
-		# A mutant's rescope boots its other boots with every suite.
+	if [ "$rescope" = 1 ]; then
+		# A mutant's rescope: its Rescope: profiles (or every one) and its
+		# other boots, with every suite.
 		for f in "${todo[@]}"; do
-			for b in $(other_boots "$(header "$f" Boots)"); do printf '%s\t\n' "$b"; done
+			for b in $(rescope_boots "$f"); do printf '%s\t\n' "$b"; done
 		done
 	fi
 } | sort -u | while IFS=$'\t' read -r b suites; do

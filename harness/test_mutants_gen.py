@@ -205,11 +205,11 @@ class Operators(unittest.TestCase):
             Path(tmp, "fs").mkdir()
             Path(tmp, "fs", "t.c").write_text(SOURCE)
             c = dict(c, path="fs/t.c", fn="f")
-            text = gen.mutant_text(c, tmp, 7, 1, 9)
+            text = gen.mutant_text(c, tmp, 7, 1, 9, "Suites: suite_mount\nRescope: plain\n")
             head = text.split("\n--- ")[0]
             for field in ("Bug: generated: rel-boundary at fs/t.c:", "Layer: kernel", "Threat:",
-                          "Boots: plain", "Operator: rel-boundary", "Site: fs/t.c:",
-                          "Generated: seed 7"):
+                          "Boots: plain\nSuites: suite_mount\nRescope: plain\n",
+                          "Operator: rel-boundary", "Site: fs/t.c:", "Generated: seed 7"):
                 self.assertIn(field, head)
             Path(tmp, "m.patch").write_text(text)
             r = subprocess.run(["patch", "-d", tmp, "-p1", "--batch", "--fuzz=0", "-s", "-i",
@@ -239,15 +239,59 @@ class Coverage(unittest.TestCase):
         where the line itself changed."""
         old = ["a", "int x;", "x = 1;", "y = 2;", "z"]
         new = ["a", "#include <new>", "int x;", "x = 1;", "y = 3;", "z"]
-        cov = {"f.c": ({2: [1, "p"], 3: [5, "p"], 4: [2, "p"], 5: [0, "p"]}, "\n".join(old))}
-        covered, moved = gen.covered_lines(cov, lambda p: new)
+        ran = {"plain": ["suite_a"]}
+        cov = {"f.c": ({2: [1, "p"], 3: [5, "p"], 4: [2, "p"], 5: [0, "p"]}, "\n".join(old),
+                       {3: ran, 4: {"plain": ["suite_b"]}})}
+        covered, moved, credit = gen.covered_lines(cov, lambda p: new)
         self.assertEqual(covered, {"f.c": {3, 4}})
         self.assertEqual(moved, 1)
+        # The suites move with the line; the changed line's are gone.
+        self.assertEqual(credit, {"f.c": {4: ran}})
 
     def test_test_code_is_no_target(self):
-        cov = {p: ({1: [1, "p"]}, "x") for p in gen.EXCLUDED}
-        cov["fs/x.h"] = ({1: [1, "p"]}, "x")
-        self.assertEqual(gen.covered_lines(cov, lambda p: ["x"]), ({}, 0))
+        cov = {p: ({1: [1, "p"]}, "x", {}) for p in gen.EXCLUDED}
+        cov["fs/x.h"] = ({1: [1, "p"]}, "x", {})
+        self.assertEqual(gen.covered_lines(cov, lambda p: ["x"]), ({}, 0, {}))
+
+
+class Scope(unittest.TestCase):
+    """The suites and profiles a generated mutant is judged in first, from
+    the suites that ran its line."""
+    KNOWN = {"suite_keys", "suite_mount", "suite_boot", "suite_ring"}
+    PROFILES = ["plain", "selinux", "smack"]
+
+    def scope(self, path, ran):
+        return gen.scope_of({"path": path, "suites": ran}, self.KNOWN, self.PROFILES)
+
+    def test_suites_of_its_boot_and_the_profiles_that_ran_it(self):
+        ran = {"smack": ["suite_keys@none"], "byo-uidpost": ["suite_keys@none"],
+               "plain": ["boot", "suite_mount_ring", "suite_keys@strict", "suite_keys@none"]}
+        self.assertEqual(self.scope("fs/namespace.c", ran),
+                         "Suites: suite_keys suite_mount\nRescope: plain smack\n")
+        # A real suite that ends in _ring is itself.
+        self.assertEqual(self.scope("fs/x.c", {"plain": ["suite_ring"]}),
+                         "Suites: suite_ring\nRescope: plain\n")
+
+    def test_a_line_run_only_while_the_boot_comes_up(self):
+        self.assertEqual(self.scope("lsm/hooks.c", {"plain": ["boot"]}),
+                         "Suites: suite_boot\nRescope: plain\n")
+
+    def test_selinux_files_are_judged_in_selinux(self):
+        ran = {"plain": ["suite_keys@none"], "selinux": ["suite_mount"]}
+        self.assertEqual(self.scope("security/selinux/hooks.c", ran),
+                         "Suites: suite_mount\nRescope: plain selinux\n")
+
+    def test_no_data_or_unknown_suite_is_every_suite(self):
+        self.assertEqual(self.scope("fs/x.c", {}), "")
+        self.assertEqual(self.scope("fs/x.c", {"plain": ["suite_gone"]}), "Rescope: plain\n")
+        # Run only outside the lab profiles: no Rescope:, every profile.
+        self.assertEqual(self.scope("fs/x.c", {"selinux-early": ["suite_early"]}), "")
+
+    def test_registered_suites_are_the_runners(self):
+        known = gen.registered_suites()
+        self.assertIn("suite_failnth", known)
+        self.assertIn("suite_scenarios", known)
+        self.assertEqual(gen.lab_profiles(), self.PROFILES)
 
 
 class Sampling(unittest.TestCase):
