@@ -656,7 +656,27 @@ def suite_of(ktap_name, known):
     return None
 
 
-def scope_of(c, known, profiles):
+def planned_suites(profile, build):
+    """The suites a lab boot of PROFILE runs (wlrun --list with the boot's
+    command line, harness/boot-args.sh): a suite the coverage kernel ran
+    that this boot skips (suite_failnth: no fault injection in the lab
+    kernel) is no suite to narrow to.  None when the runner is not built."""
+    wlrun = Path(build) / "guest" / "wlrun"
+    if not wlrun.is_file():
+        return None
+    args = subprocess.run([str(TOP / "harness/boot-args.sh"), str(Path(build) / "kbuild-lab"),
+                           profile], capture_output=True, text=True, check=True).stdout.strip()
+    out = subprocess.run([str(wlrun), "--list"], capture_output=True, text=True,
+                         env=dict(os.environ, WATCHLAB_CMDLINE=args)).stdout
+    return plan_suites(out)
+
+
+def plan_suites(ktap):
+    """The top-level results of a plan (wlrun --list) that are not SKIPs."""
+    return set(re.findall(r"^ok \d+ (suite_\S+)\s*$", ktap, re.M))
+
+
+def scope_of(c, known, profiles, planned=None):
     """The header lines that scope a candidate's judging from the suites
     that ran its line (lines.json's "suites"): Suites:, the suites of its
     boot during which the line ran (none: the line ran only while the boot
@@ -664,14 +684,17 @@ def scope_of(c, known, profiles):
     whose boots ran it at all, the only ones a survivor is run again in (a
     boot that never runs the mutated line cannot tell the mutant apart).
     Without that data, or a name the runner lacks: no line, every suite,
-    every profile."""
+    every profile.  PLANNED ({profile: suites its lab boot runs}) drops a
+    suite only the coverage kernel runs (planned_suites())."""
     ran = c.get("suites") or {}
     boot = boots_for(c["path"])
     out = ""
     if boot in ran:
-        names = [suite_of(n, known) for n in ran[boot] if n != "boot"]
+        names = {suite_of(n, known) for n in ran[boot] if n != "boot"}
         if None not in names:
-            out += f"Suites: {' '.join(sorted(set(names)) or ['suite_boot'])}\n"
+            if planned and boot in planned:
+                names &= planned[boot]
+            out += f"Suites: {' '.join(sorted(names) or ['suite_boot'])}\n"
     rescope = [b for b in profiles if b in ran]
     if rescope:
         out += f"Rescope: {' '.join(rescope)}\n"
@@ -782,6 +805,11 @@ def main(argv):
     k = taken = discarded = 0
     chosen = []
     known, profiles = registered_suites(), lab_profiles()
+    planned = {}
+    for p in profiles:
+        names = planned_suites(p, Path(a.obj).parent)
+        if names is not None:
+            planned[p] = {suite_of(n, known) for n in names} - {None}
     for c in draw(cands, a.seed):
         if taken == a.n:
             break
@@ -795,7 +823,7 @@ def main(argv):
         taken += 1
         name = f"g{taken:03d}-{c['op']}-{re.sub(r'[^A-Za-z0-9]+', '-', c['path'])}-{c['line']}"
         (out / f"{name}.patch").write_text(mutant_text(c, a.tree, a.seed, k, len(cands),
-                                                       scope_of(c, known, profiles)))
+                                                       scope_of(c, known, profiles, planned)))
         chosen.append({"name": name, "id": c["id"], "op": c["op"],
                        "site": f"{c['path']}:{c['line']}", "what": c["what"]})
         print(f"watchlab: mutants-gen: draw {k}: {name}: {c['what']}")

@@ -281,6 +281,22 @@ class Scope(unittest.TestCase):
         self.assertEqual(self.scope("security/selinux/hooks.c", ran),
                          "Suites: suite_mount\nRescope: plain selinux\n")
 
+    def test_a_suite_the_lab_boot_skips_is_dropped(self):
+        ran = {"plain": ["suite_keys@none", "suite_ring"]}
+        scope = gen.scope_of({"path": "fs/x.c", "suites": ran}, self.KNOWN, self.PROFILES,
+                             {"plain": {"suite_keys", "suite_mount"}})
+        self.assertEqual(scope, "Suites: suite_keys\nRescope: plain\n")
+        scope = gen.scope_of({"path": "fs/x.c", "suites": {"plain": ["suite_ring"]}},
+                             self.KNOWN, self.PROFILES, {"plain": {"suite_keys"}})
+        self.assertEqual(scope, "Suites: suite_boot\nRescope: plain\n")
+
+    def test_plan_suites(self):
+        plan = ("KTAP version 1\n1..3\n    KTAP version 1\n    # Subtest: suite_keys@none\n"
+                "    ok 1 t\nok 1 suite_keys@none\n"
+                "ok 2 suite_failnth # SKIP the plain boots of a kernel with fault injection\n"
+                "ok 3 suite_mount_ring\n")
+        self.assertEqual(gen.plan_suites(plan), {"suite_keys@none", "suite_mount_ring"})
+
     def test_no_data_or_unknown_suite_is_every_suite(self):
         self.assertEqual(self.scope("fs/x.c", {}), "")
         self.assertEqual(self.scope("fs/x.c", {"plain": ["suite_gone"]}), "Rescope: plain\n")
