@@ -221,26 +221,33 @@ static int count_records(unsigned int type)
 }
 
 /*
- * The watch is there (@done) or not: a second call with the same queue
- * and id fails with EBUSY only if it is.  Once it is set, @trigger's
- * events give @want records of @type: one watch, not two.
+ * What the call did, told by making it again, without a failure: it fails
+ * with EBUSY when the first one took effect (@done: a watch on the same
+ * object, queue and id, a ring already sized), and succeeds when it left
+ * nothing behind.
+ */
+static int call_again(long (*act)(void), const char *what, bool done)
+{
+	long r = act();
+
+	if (done ? !(r == -1 && errno == EBUSY) : r != 0) {
+		wl_diag("%s again: %ld (%s), want %s", what, r, r ? strerror(errno) : "success",
+			done ? "EBUSY" : "success");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The watch is there (@done) or not (call_again()); once it is set,
+ * @trigger's events give @want records of @type: one watch, not two.
  */
 static int vfs_check(long (*act)(void), bool done, unsigned int type,
 		     int (*trigger)(void), int want)
 {
-	long r = act();
 	int n;
 
-	if (done && !(r == -1 && errno == EBUSY)) {
-		wl_diag("a second watch on the same object and queue: %ld (%s), want EBUSY",
-			r, r ? strerror(errno) : "success");
-		return -1;
-	}
-	if (!done && r) {
-		wl_diag("the call again, without a failure: %s", strerror(errno));
-		return -1;
-	}
-	if (trigger())
+	if (call_again(act, "the watch", done) || trigger())
 		return -1;
 	n = count_records(type);
 	if (n != want) {
@@ -316,14 +323,7 @@ static long devices_act(void)
 /* No device event comes on demand here: the watch's presence is what EBUSY says. */
 static int devices_check(bool done)
 {
-	long r = devices_act();
-
-	if (done ? !(r == -1 && errno == EBUSY) : r != 0) {
-		wl_diag("watch_devices() again: %ld (%s), want %s", r,
-			r ? strerror(errno) : "success", done ? "EBUSY" : "success");
-		return -1;
-	}
-	return 0;
+	return call_again(devices_act, "watch_devices()", done);
 }
 
 static const struct fault_op watch_devices_op = {
@@ -353,17 +353,10 @@ static int ring_prepare(void)
 	return queue < 0 ? -1 : 0;
 }
 
-/* A ring is sized once: EBUSY after, success (and a mapping) if it was not. */
+/* A ring is sized once: EBUSY after a size took, success if none did. */
 static int ring_check(bool done)
 {
-	long r = ring_act();
-
-	if (done ? !(r == -1 && errno == EBUSY) : r != 0) {
-		wl_diag("IOC_WATCH_QUEUE_SET_SIZE again: %ld (%s), want %s", r,
-			r ? strerror(errno) : "success", done ? "EBUSY" : "success");
-		return -1;
-	}
-	return 0;
+	return call_again(ring_act, "IOC_WATCH_QUEUE_SET_SIZE", done);
 }
 
 static const struct fault_op ring_size_op = {
