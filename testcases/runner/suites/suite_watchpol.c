@@ -1774,6 +1774,47 @@ static enum wl_result policy_swaps_race_event_storm(void)
 	return WL_PASS;
 }
 
+/*
+ * The log hands out whole lines: a read whose buffer cannot hold the next
+ * line fails with EINVAL and consumes nothing, and the lines are all there
+ * for the next read.  Two watch_key decisions, logged while it is open.
+ */
+static enum wl_result log_read_whole_lines(void)
+{
+	char small[16], buf[4096];
+	key_serial_t key;
+	int fd, q1, q2;
+	ssize_t n;
+	char *nl;
+
+	fd = open(WP_LOG, O_RDONLY | O_CLOEXEC);
+	WL_EXPECT(fd >= 0, "open %s: %s", WP_LOG, strerror(errno));
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	key = add_key("user", "wl-log-read", "x", 1, KEY_SPEC_PROCESS_KEYRING);
+	q1 = wl_wq_open(4);
+	q2 = wl_wq_open(4);
+	WL_EXPECT(key > 0 && q1 >= 0 && q2 >= 0, "a key and two queues: %s", strerror(errno));
+	WL_EXPECT(keyctl_watch_key(key, q1, 1) == 0 && keyctl_watch_key(key, q2, 2) == 0,
+		  "KEYCTL_WATCH_KEY: %s", strerror(errno));
+
+	n = read(fd, small, sizeof(small));
+	WL_EXPECT(n == -1 && errno == EINVAL, "a %zu-byte read: %zd (%s), want EINVAL",
+		  sizeof(small), n, n < 0 ? strerror(errno) : "bytes");
+	n = read(fd, buf, sizeof(buf) - 1);
+	WL_EXPECT(n > 0, "the read after it: %zd (%s)", n, n < 0 ? strerror(errno) : "empty");
+	buf[n] = '\0';
+	nl = strchr(buf, '\n');
+	WL_EXPECT(buf[n - 1] == '\n' && nl && nl != buf + n - 1 &&
+		  strstr(buf, "hook=watch_key") && strstr(nl + 1, "hook=watch_key"),
+		  "want the two watch_key lines, whole, after the refused read:\n%s", buf);
+	wl_wq_close(q1);
+	wl_wq_close(q2);
+	keyctl_invalidate(key);
+	close(fd);
+	return WL_PASS;
+}
+
 static const struct wl_test watchpol_tests[] = {
 	{ "policy_round_trip", policy_round_trip },
 	{ "bad_policy_rejected_whole", bad_policy_rejected_whole },
@@ -1794,6 +1835,7 @@ static const struct wl_test watchpol_tests[] = {
 	{ "post_hook_follows_policy_without_consumer",
 	  post_hook_follows_policy_without_consumer },
 	{ "removal_record_bypasses_post_hook", removal_record_bypasses_post_hook },
+	{ "log_read_whole_lines", log_read_whole_lines },
 };
 
 WL_SUITE_IF(suite_watchpol, watchpol_tests, wl_have_watchpol, "no watchpol in this kernel");
