@@ -474,8 +474,12 @@ struct watchpol_policy *watchpol_policy_parse(const char *text, size_t len,
 	if (build_text(p))
 		goto fail;
 	/*
-	 * What "policy" reads back, its end line included, must load again,
-	 * and re-resolution parses the canonical text: both within the limit.
+	 * The canonical text is what "policy" reads back (to be written
+	 * again, with its end line) and what re-resolution parses: it must
+	 * fit the size limit a load meets.  Its labels are another matter: a
+	 * rule whose label stopped resolving after an LSM policy change stays
+	 * in force, unresolved and counted, but a write of it is refused
+	 * like any unknown label.
 	 */
 	if (p->text_len + strlen("end\n") > WATCHPOL_MAX_POLICY) {
 		err->reason = "policy too large in canonical form";
