@@ -501,7 +501,8 @@ static enum wl_result errors(void)
 	    wl_want_errno("duplicate, other watch_id", wl_watch_devices(fd, 0x92, 0), EBUSY))
 		bad = 1;
 	WL_EXPECT(wl_watch_devices(fd, -1, 0) == 0, "remove: %s", strerror(errno));
-	WL_EXPECT(wl_watch_devices(fd, 0x93, 0) == 0, "watch again after removal: %s",
+	/* The largest watch_id, 0xff, is a watch_id (256 is not, above). */
+	WL_EXPECT(wl_watch_devices(fd, 0xff, 0) == 0, "watch again after removal, id 0xff: %s",
 		  strerror(errno));
 	close(file);
 	unlink("/tmp/wldev.file");

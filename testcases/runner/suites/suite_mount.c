@@ -833,7 +833,8 @@ static enum wl_result argument_errors(void)
 	bad = wl_vfs_bad_calls(wl_watch_mount, cases, WL_ARRAY_SIZE(cases));
 	/* Duplicate: same queue, same mount (another directory in it). */
 	WL_EXPECT(wl_mkdir(BASE "/d2") == 0, "mkdir");
-	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE, 0, fd, 1) == 0, "first watch: %s",
+	/* The largest watch_id, 0xff, is a watch_id (256 is not, above). */
+	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE, 0, fd, 0xff) == 0, "first watch, id 0xff: %s",
 		  strerror(errno));
 	if (wl_want_errno("duplicate watch", wl_watch_mount(AT_FDCWD, BASE, 0, fd, 2), EBUSY) ||
 	    wl_want_errno("duplicate watch, other directory",
