@@ -60,7 +60,9 @@ struct ml_event {
 /*
  * Read one event from a FAN_REPORT_MNT group within timeout_ms: 1 and *ev,
  * 0 on timeout, -1 (diagnosed) when the event is not what the UAPI says a
- * mount event is: one metadata block, no fd, one MNT info record.
+ * mount event is: one metadata block, no fd, one MNT info record.  The
+ * read asks for exactly that many bytes: a buffer that just fits one
+ * event must get it whole.
  */
 static int ml_read_mnt_event(int fd, struct ml_event *ev, int timeout_ms)
 {
@@ -74,7 +76,7 @@ static int ml_read_mnt_event(int fd, struct ml_event *ev, int timeout_ms)
 
 	if (poll(&pfd, 1, timeout_ms) == 0)
 		return 0;
-	n = read(fd, u.buf, sizeof(u.buf));
+	n = read(fd, u.buf, sizeof(u.md) + sizeof(*info));
 	if (n < 0) {
 		wl_diag("read fanotify: %s", strerror(errno));
 		return -1;
