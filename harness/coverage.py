@@ -550,6 +550,20 @@ def suite_credit(data, tree, wanted):
     return out
 
 
+def suite_seconds(data):
+    """{boot: {KTAP suite name: seconds}}: how long each suite took in
+    each boot with copies of the counters (DATA/BOOT.suites/seconds,
+    written by harness/coverage.sh from the runner's "took" lines)."""
+    out = {}
+    for d in sorted(os.listdir(data)):
+        path = os.path.join(data, d, "seconds")
+        if d.endswith(".suites") and os.path.isfile(path):
+            with open(path) as f:
+                out[d[:-len(".suites")]] = {name: float(secs) for name, secs in
+                                            (ln.split() for ln in f if len(ln.split()) == 2)}
+    return out
+
+
 def line_data(added, info, lsm, tree, suites_data=None):
     """{"tree": TREE, "files": {path: {"lines": {line: [count, patch]},
     "source": text, "suites": {line: {boot: [suite, ...]}}}}}: the series'
@@ -580,7 +594,8 @@ def line_data(added, info, lsm, tree, suites_data=None):
             text = ""
         out[path] = {"lines": {str(ln): v for ln, v in sorted(lines.items())}, "source": text,
                      "suites": {str(ln): v for ln, v in sorted(credit.get(path, {}).items())}}
-    return {"tree": os.path.realpath(tree), "files": out}
+    return {"tree": os.path.realpath(tree), "files": out,
+            "suite_seconds": suite_seconds(suites_data) if suites_data else {}}
 
 
 def lsm_totals(lsm):

@@ -676,7 +676,18 @@ def plan_suites(ktap):
     return set(re.findall(r"^ok \d+ (suite_\S+)\s*$", ktap, re.M))
 
 
-def scope_of(c, known, profiles, planned=None):
+# Narrow a mutant's first run to the suites that ran its line only when
+# they take at most this share of the boot's suite time: a scope nearly
+# the whole boot saves little and costs two baseline runs of its own.
+NARROW_AT = 0.5
+
+
+def load_suite_seconds(path):
+    """lines.json's {boot: {KTAP suite name: seconds}} (empty without)."""
+    return json.loads(path.read_text()).get("suite_seconds", {})
+
+
+def scope_of(c, known, profiles, planned=None, seconds=None):
     """The header lines that scope a candidate's judging from the suites
     that ran its line (lines.json's "suites"): Suites:, the suites of its
     boot during which the line ran (none: the line ran only while the boot
@@ -685,7 +696,10 @@ def scope_of(c, known, profiles, planned=None):
     boot that never runs the mutated line cannot tell the mutant apart).
     Without that data, or a name the runner lacks: no line, every suite,
     every profile.  PLANNED ({profile: suites its lab boot runs}) drops a
-    suite only the coverage kernel runs (planned_suites())."""
+    suite only the coverage kernel runs (planned_suites()).  SECONDS
+    (load_suite_seconds()): when the suites kept took more than NARROW_AT
+    of the boot's suite time in the coverage run, no Suites: line: the
+    mutant runs every suite and shares the whole boot's baseline."""
     ran = c.get("suites") or {}
     boot = boots_for(c["path"])
     out = ""
@@ -694,7 +708,12 @@ def scope_of(c, known, profiles, planned=None):
         if None not in names:
             if planned and boot in planned:
                 names &= planned[boot]
-            out += f"Suites: {' '.join(sorted(names) or ['suite_boot'])}\n"
+            took = (seconds or {}).get(boot, {})
+            part = sum(t for n, t in took.items() if suite_of(n, known) in names)
+            whole = sum(t for n, t in took.items()
+                        if not planned or boot not in planned or suite_of(n, known) in planned[boot])
+            if not took or part <= NARROW_AT * whole:
+                out += f"Suites: {' '.join(sorted(names) or ['suite_boot'])}\n"
     rescope = [b for b in profiles if b in ran]
     if rescope:
         out += f"Rescope: {' '.join(rescope)}\n"
@@ -805,6 +824,7 @@ def main(argv):
     k = taken = discarded = 0
     chosen = []
     known, profiles = registered_suites(), lab_profiles()
+    seconds = load_suite_seconds(cpath)
     planned = {}
     for p in profiles:
         names = planned_suites(p, Path(a.obj).parent)
@@ -823,7 +843,8 @@ def main(argv):
         taken += 1
         name = f"g{taken:03d}-{c['op']}-{re.sub(r'[^A-Za-z0-9]+', '-', c['path'])}-{c['line']}"
         (out / f"{name}.patch").write_text(mutant_text(c, a.tree, a.seed, k, len(cands),
-                                                       scope_of(c, known, profiles, planned)))
+                                                       scope_of(c, known, profiles, planned,
+                                                                seconds)))
         chosen.append({"name": name, "id": c["id"], "op": c["op"],
                        "site": f"{c['path']}:{c['line']}", "what": c["what"]})
         print(f"watchlab: mutants-gen: draw {k}: {name}: {c['what']}")

@@ -290,6 +290,19 @@ class Scope(unittest.TestCase):
                              self.KNOWN, self.PROFILES, {"plain": {"suite_keys"}})
         self.assertEqual(scope, "Suites: suite_boot\nRescope: plain\n")
 
+    def test_no_narrowing_when_it_saves_little(self):
+        """Suites that took more than half the boot's suite time: no
+        Suites: line (the whole boot, its baseline shared)."""
+        seconds = {"plain": {"suite_keys@none": 30.0, "suite_keys@strict": 30.0,
+                             "suite_mount": 30.0, "suite_boot": 0.0, "suite_ring": 10.0}}
+        wide = {"plain": ["suite_keys@none", "suite_keys@strict"]}
+        narrow = {"plain": ["suite_mount"]}
+        self.assertEqual(gen.scope_of({"path": "fs/x.c", "suites": wide}, self.KNOWN,
+                                      self.PROFILES, None, seconds), "Rescope: plain\n")
+        self.assertEqual(gen.scope_of({"path": "fs/x.c", "suites": narrow}, self.KNOWN,
+                                      self.PROFILES, None, seconds),
+                         "Suites: suite_mount\nRescope: plain\n")
+
     def test_plan_suites(self):
         plan = ("KTAP version 1\n1..3\n    KTAP version 1\n    # Subtest: suite_keys@none\n"
                 "    ok 1 t\nok 1 suite_keys@none\n"
