@@ -136,11 +136,13 @@ debug_boots() {
 }
 
 # other_boots WORDS: those that name a boot besides the profiles': a debug
-# boot, or plain-icount (the Makefile's boot on an exact clock).
+# boot, plain-icount (the Makefile's boot on an exact clock) or
+# selinux-early (its boot with a bad watchpol.model= and a policy written
+# before SELinux loads: suite_early alone).
 other_boots() {
 	local w
 	for w in $1; do
-		case $w in *-debug | plain-icount) printf '%s ' "$w" ;; esac
+		case $w in *-debug | plain-icount | selinux-early) printf '%s ' "$w" ;; esac
 	done
 }
 
@@ -205,7 +207,7 @@ profiles=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/images/profiles" | cut 
 other_names=$(for p in $profiles; do echo "$p-debug"; done)
 # The Makefile's plain-icount boot: the plain profile on the exact clock,
 # with the kernel arguments make test gives it (check_boot).
-other_names="$other_names"$'\n'plain-icount
+other_names="$other_names"$'\n'plain-icount$'\n'selinux-early
 labelled_debug=$(sed -n 's/^LABELLED_DEBUG_PROFILE := *//p' "$top/Makefile")
 labelled_debug_suites=$(sed -n 's/^LABELLED_DEBUG_SUITES := *//p' "$top/Makefile" | tr , ' ')
 known_suites=$(grep -rhoE 'WL_[A-Z_]*\(suite_[a-z0-9_]+' "$top/testcases/runner/suites" |
@@ -295,6 +297,8 @@ check_boot() {
 	# The slot's Makefile, which a mutant may have changed.
 	[ "$boot" != plain-icount ] ||
 		profile=plain kind=0 extra=$(sed -n 's/^ICOUNT_BOOT_ARGS := *//p' "$s/src/Makefile")
+	[ "$boot" != selinux-early ] ||
+		profile=selinux kind=0 extra=$(sed -n 's/^EARLY_BOOT_SPEC := .*:://p' "$s/src/Makefile")
 	# PROFILE-debug: the debug kernel, judged as make test judges its boots.
 	case $boot in *-debug)
 		obj=$s/kbuild-debug profile=${boot%-debug} debug=debug kind=0 t=${5:-$debug_timeout}
