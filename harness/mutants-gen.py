@@ -692,8 +692,9 @@ def scope_of(c, known, profiles, planned=None, seconds=None):
     that ran its line (lines.json's "suites"): Suites:, the suites of its
     boot during which the line ran (none: the line ran only while the boot
     came up, and suite_boot is what runs then); Rescope:, the profiles
-    whose boots ran it at all, the only ones a survivor is run again in (a
-    boot that never runs the mutated line cannot tell the mutant apart).
+    (and selinux-early) whose boots ran it at all, the only ones a
+    survivor is run again in (a boot that never runs the mutated line
+    cannot tell the mutant apart).
     Without that data, or a name the runner lacks: no line, every suite,
     every profile.  PLANNED ({profile: suites its lab boot runs}) drops a
     suite only the coverage kernel runs (planned_suites()).  SECONDS
@@ -714,8 +715,10 @@ def scope_of(c, known, profiles, planned=None, seconds=None):
                         if not planned or boot not in planned or suite_of(n, known) in planned[boot])
             if not took or part <= NARROW_AT * whole:
                 out += f"Suites: {' '.join(sorted(names) or ['suite_boot'])}\n"
-    rescope = [b for b in profiles if b in ran]
-    if rescope:
+    # selinux-early too: make test boots it, and its suite_early checks
+    # what no profile's boot does (a policy held across SELinux loads).
+    rescope = [b for b in profiles + ["selinux-early"] if b in ran]
+    if set(rescope) & set(profiles):
         out += f"Rescope: {' '.join(rescope)}\n"
     return out
 

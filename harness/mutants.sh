@@ -147,9 +147,10 @@ other_boots() {
 }
 
 # rescope_boots MUTANT: where a survivor of its narrowed run runs again,
-# with every suite: the profiles its Rescope: line names (a generated
-# mutant's: the profiles whose boots ran its line, harness/mutants-gen.py),
-# else every profile; and the other boots its Boots: line names.
+# with every suite: the boots its Rescope: line names (a generated
+# mutant's: the profiles, and selinux-early, whose boots ran its line,
+# harness/mutants-gen.py), else every profile; and the other boots its
+# Boots: line names.
 rescope_boots() {
 	local r
 	r=$(header "$1" Rescope)
@@ -226,7 +227,8 @@ for f in "${mutants[@]}"; do
 			complain "$n" "Boots: names $p, which images/profiles lacks (nor is it PROFILE-debug or plain-icount)"
 	done
 	for p in $(header "$f" Rescope); do
-		grep -qx "$p" <<<"$profiles" || complain "$n" "Rescope: names $p, which images/profiles lacks"
+		grep -qx "$p" <<<"$profiles"$'\n'selinux-early ||
+			complain "$n" "Rescope: names $p, which is neither in images/profiles nor selinux-early"
 	done
 	for w in $(header "$f" Suites); do
 		grep -qx "${w#*:}" <<<"$known_suites" || complain "$n" "Suites: names ${w#*:}, which testcases/runner/suites lacks"

@@ -316,6 +316,11 @@ class Scope(unittest.TestCase):
         # Run only outside the lab profiles: no Rescope:, every profile.
         self.assertEqual(self.scope("fs/x.c", {"selinux-early": ["suite_early"]}), "")
 
+    def test_selinux_early_is_rescoped_too(self):
+        ran = {"plain": ["suite_mount"], "selinux-early": ["boot", "suite_early"]}
+        self.assertEqual(self.scope("lsm/fs.c", ran),
+                         "Suites: suite_mount\nRescope: plain selinux-early\n")
+
     def test_registered_suites_are_the_runners(self):
         known = gen.registered_suites()
         self.assertIn("suite_failnth", known)
