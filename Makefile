@@ -95,6 +95,10 @@ GUEST_LIBS := -lkeyutils -lselinux -lpcre2-8
 # which needs libsepol.
 LOADER_LIBS := -lselinux -lsepol -lpcre2-8
 SEPOLICY := $(B)/selinux/policy.bin
+SEPOLICY_NO_SPARE := $(B)/selinux/policy-no-spare.bin
+# The SELinux policies in the initramfs (suite_early loads the second).
+SEPOLICY_FILES := /etc/watchlab/selinux/policy.bin=$(SEPOLICY) \
+	/etc/watchlab/selinux/policy-no-spare.bin=$(SEPOLICY_NO_SPARE)
 
 .PHONY: help lab test compare deps tree FORCE kernel kernel-debug guest boot-lab boot-test \
 	host-tests mutant-check mutants report report-lab report-test results-dir shell shell-tty matrix \
@@ -263,11 +267,16 @@ $(SEPOLICY): $(wildcard policy/selinux/*) harness/selinux-policy.sh $(TREE_KEY) 
 	@mkdir -p $(dir $@)
 	@harness/selinux-policy.sh $(LAB_OBJ) $@
 
+# The same without wl_spare_t.
+$(SEPOLICY_NO_SPARE): $(wildcard policy/selinux/*) harness/selinux-policy.sh $(TREE_KEY) $(LAB_OBJ)/.config | kernel
+	@mkdir -p $(dir $@)
+	@harness/selinux-policy.sh $(LAB_OBJ) $@ wl_spare_t
+
 $(INITRD): $(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST) $(MOUNT_NOTIFY_TEST) $(SAMPLE) \
-		$(SEPOLICY) images/init.sh \
+		$(SEPOLICY) $(SEPOLICY_NO_SPARE) images/init.sh \
 		harness/initramfs.sh $(POLICY_FILES) $(SCENARIO_FILES) $(WALKTHROUGH_FILES)
 	@echo "watchlab: packing the initramfs"
-	@harness/initramfs.sh $@ /etc/watchlab/selinux/policy.bin=$(SEPOLICY) \
+	@harness/initramfs.sh $@ $(SEPOLICY_FILES) \
 		$(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST) $(MOUNT_NOTIFY_TEST) $(SAMPLE)
 
 guest: $(INITRD)
@@ -543,7 +552,7 @@ kernel-cov: $(addsuffix /.config,$(COV_KERNELS))
 	@for k in $(COV_KERNELS); do KERNEL_TREE=$(COV_TREE) harness/kernel-build.sh $$k || exit; done
 
 coverage: kernel-cov guest
-	@harness/coverage.sh $(COV_TREE) /etc/watchlab/selinux/policy.bin=$(SEPOLICY) \
+	@harness/coverage.sh $(COV_TREE) $(SEPOLICY_FILES) \
 		$(GUEST)/wlrun $(GUEST)/wl-selinux-load $(KSELFTEST) $(MOUNT_NOTIFY_TEST) $(SAMPLE) \
 		-- $(COV_SPECS)
 

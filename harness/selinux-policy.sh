@@ -2,16 +2,25 @@
 # Build watchlab's SELinux policy for the patched kernel tree: the classes,
 # permissions and initial SIDs come from the tree itself (its
 # scripts/selinux/mdp, built and run here), the rest from policy/selinux/.
-# usage: selinux-policy.sh KBUILD_OBJ OUT.bin
+# usage: selinux-policy.sh KBUILD_OBJ OUT.bin [TYPE]
+# With TYPE, every line of policy/selinux/ that names it is left out: the
+# same policy without that type (suite_early loads one under a watchpol
+# text that names it).
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 obj=$1
 out=$2
+drop=${3:-}
 src=$build/linux
 pol=$top/policy/selinux
 version=33	# the newest checkpolicy 3.4 (Debian 12) writes; 6.12 loads it
+
+if [ -n "$drop" ] && ! grep -qw -- "$drop" "$pol/watchlab.te"; then
+	echo "watchlab: policy/selinux/watchlab.te names no $drop to leave out" >&2
+	exit 1
+fi
 
 work=$out.d
 rm -rf "$work"
@@ -44,7 +53,8 @@ if [ -z "$unlabeled" ]; then
 fi
 
 {
-	cat "$work/flask.conf" "$pol/mls.conf" "$pol/watchlab.te"
+	cat "$work/flask.conf" "$pol/mls.conf"
+	if [ -n "$drop" ]; then grep -vw -- "$drop" "$pol/watchlab.te"; else cat "$pol/watchlab.te"; fi
 	echo "# Generated: every class the kernel has."
 	for c in $classes; do
 		echo "allow wl_init_t wl_any:$c *;"

@@ -29,6 +29,10 @@
 #define WL_EARLY_BOOT_POLICY "/tmp/watchpol-boot.policy"
 /* As vfs_util.h's WL_FPUT_SYSCTL (which needs _GNU_SOURCE). */
 #define FPUT_SYSCTL "/proc/sys/fs/fput_creds"
+/* The SELinux policy /init loads, and the same without wl_spare_t. */
+#define SELINUX_POLICY "/etc/watchlab/selinux/policy.bin"
+#define SELINUX_POLICY_NO_SPARE "/etc/watchlab/selinux/policy-no-spare.bin"
+#define SPARE_LABEL "system_u:system_r:wl_spare_t:s0"
 
 static bool early_boot(void)
 {
@@ -162,29 +166,48 @@ static int one_rule_unresolved(const char *when)
 	return 0;
 }
 
-static int reload_selinux(void *arg)
+static int load_selinux(void *path)
 {
-	(void)arg;
-	execl("/bin/wl-selinux-load", "wl-selinux-load", "/etc/watchlab/selinux/policy.bin",
-	      (char *)NULL);
+	execl("/bin/wl-selinux-load", "wl-selinux-load", (const char *)path, (char *)NULL);
 	wl_diag("exec wl-selinux-load: %s", strerror(errno));
 	return 127;
 }
 
 /*
- * Reload the SELinux policy and wait for watchpol to resolve its rules
- * again (stats' label_resolves moves): 0, -1 if the load failed, -2 if
- * no re-resolution came.
+ * Load the SELinux policy at @path and wait for watchpol to resolve its
+ * rules again (stats' label_resolves moves): 0, -1 if the load failed, -2
+ * if no re-resolution came.
  */
-static int reload_and_resolve(void)
+static int load_and_resolve(const char *path)
 {
 	long before = label_resolves();
 
-	if (wl_reap(wl_spawn(reload_selinux, NULL), "wl-selinux-load"))
+	if (wl_reap(wl_spawn(load_selinux, (void *)path), "wl-selinux-load"))
 		return -1;
 	for (int i = 0; i < 200 && label_resolves() <= before; i++)
 		usleep(wl_slow_ms(50) * 1000);
 	return label_resolves() > before ? 0 : -2;
+}
+
+/* Reload the policy /init loaded. */
+static int reload_and_resolve(void)
+{
+	return load_and_resolve(SELINUX_POLICY);
+}
+
+/* Remove from @text, in place, every line that contains @word. */
+static void drop_lines_naming(char *text, const char *word)
+{
+	for (char *l = text, *nl; *l; l = nl) {
+		char *hit = strstr(l, word);
+
+		nl = strchr(l, '\n');
+		nl = nl ? nl + 1 : l + strlen(l);
+		if (hit && hit < nl) {
+			memmove(l, nl, strlen(nl) + 1);
+			nl = l;
+		}
+	}
 }
 
 /*
@@ -223,16 +246,7 @@ static enum wl_result rules_follow_selinux_loads(void)
 	 */
 	text = wp_read_policy();
 	WL_EXPECT(text, "read the policy in force: %s", strerror(errno));
-	for (char *l = text, *nl; *l; l = nl) {
-		char *hit = strstr(l, "wl_no_such_t");
-
-		nl = strchr(l, '\n');
-		nl = nl ? nl + 1 : l + strlen(l);
-		if (hit && hit < nl) {
-			memmove(l, nl, strlen(nl) + 1);
-			nl = l;
-		}
-	}
+	drop_lines_naming(text, "wl_no_such_t");
 	held = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
 	WL_EXPECT(held >= 0, "open %s: %s", WP_POLICY, strerror(errno));
 	WL_EXPECT(write(held, text, strlen(text)) == (ssize_t)strlen(text),
@@ -248,6 +262,63 @@ static enum wl_result rules_follow_selinux_loads(void)
 		  wp_stat("unresolved_rules"));
 	WL_EXPECT(rules_match("after a text closed across a reload") == 0,
 		  "rules do not match after a text closed across a reload");
+	return WL_PASS;
+}
+
+/*
+ * A text held open across an SELinux load that drops a type one of its
+ * rules names: its close parses it again against the policy now loaded
+ * (policy_install()), so it is refused, EINVAL, and the policy in force
+ * stays as it was.  Put in force with the secids it was parsed with, the
+ * rule would name a type no SELinux policy has.  Then the full SELinux
+ * policy again, under which the rules match as before.
+ */
+static enum wl_result held_text_loses_a_type(void)
+{
+	static const char spare[] = "post " SPARE_LABEL " system_u:system_r:wl_watcher_t:s0\n";
+	char *before, *with, *after, *end;
+	long rejects;
+	int held, r, closed, err;
+
+	before = wp_read_policy();
+	WL_EXPECT(before, "read the policy in force: %s", strerror(errno));
+	end = strstr(before, "\nend\n");
+	WL_EXPECT(end, "the policy in force has no end line:\n%s", before);
+	with = malloc(strlen(before) + sizeof(spare));
+	WL_EXPECT(with, "malloc");
+	/* The rule goes before the end line. */
+	memcpy(with, before, end + 1 - before);
+	strcpy(with + (end + 1 - before), spare);
+	strcat(with, end + 1);
+	drop_lines_naming(with, "wl_no_such_t");
+	held = open(WP_POLICY, O_WRONLY | O_CLOEXEC);
+	WL_EXPECT(held >= 0, "open %s: %s", WP_POLICY, strerror(errno));
+	WL_EXPECT(write(held, with, strlen(with)) == (ssize_t)strlen(with),
+		  "write a text naming %s while it resolves:\n%s\n%s", SPARE_LABEL, with,
+		  strerror(errno));
+	free(with);
+	r = load_and_resolve(SELINUX_POLICY_NO_SPARE);
+	WL_EXPECT(r != -1, "load the SELinux policy without wl_spare_t");
+	WL_EXPECT(r == 0, "no label re-resolution after loading the policy without wl_spare_t");
+	rejects = wp_stat("policy_rejects");
+	closed = close(held);
+	err = errno;
+	after = wp_read_policy();
+	WL_EXPECT(after, "read the policy in force: %s", strerror(errno));
+	WL_EXPECT(closed == -1 && err == EINVAL,
+		  "close of a text naming a type the SELinux policy loaded since lacks: %s, want EINVAL",
+		  closed ? strerror(err) : "0");
+	WL_EXPECT(!strcmp(after, before), "the refused text changed the policy in force:\n%s",
+		  after);
+	WL_EXPECT(wp_stat("policy_rejects") == rejects + 1, "stats policy_rejects %ld, want %ld",
+		  wp_stat("policy_rejects"), rejects + 1);
+	free(before);
+	free(after);
+	r = reload_and_resolve();
+	WL_EXPECT(r != -1, "load the full SELinux policy again");
+	WL_EXPECT(r == 0, "no label re-resolution after loading the full policy again");
+	WL_EXPECT(rules_match("after the full SELinux policy came back") == 0,
+		  "rules do not match after the full SELinux policy came back");
 	return WL_PASS;
 }
 
@@ -271,6 +342,7 @@ static enum wl_result fput_creds_boot_param(void)
 static const struct wl_test tests[] = {
 	{ "bad_boot_model_fails_safe", bad_boot_model_fails_safe },
 	{ "rules_follow_selinux_loads", rules_follow_selinux_loads },
+	{ "held_text_loses_a_type", held_text_loses_a_type },
 	{ "fput_creds_boot_param", fput_creds_boot_param },
 };
 
