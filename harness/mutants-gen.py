@@ -687,14 +687,15 @@ def load_suite_seconds(path):
     return json.loads(path.read_text()).get("suite_seconds", {})
 
 
-def scope_of(c, known, profiles, planned=None, seconds=None):
+def scope_of(c, known, profiles, planned=None, seconds=None, debug_profile=None):
     """The header lines that scope a candidate's judging from the suites
     that ran its line (lines.json's "suites"): Suites:, the suites of its
     boot during which the line ran (none: the line ran only while the boot
     came up, and suite_boot is what runs then); Rescope:, the profiles
     (and selinux-early) whose boots ran it at all, the only ones a
     survivor is run again in (a boot that never runs the mutated line
-    cannot tell the mutant apart).
+    cannot tell the mutant apart), then DEBUG_PROFILE-debug when the
+    debug profile's boot ran it.
     Without that data, or a name the runner lacks: no line, every suite,
     every profile.  PLANNED ({profile: suites its lab boot runs}) drops a
     suite only the coverage kernel runs (planned_suites()).  SECONDS
@@ -718,9 +719,20 @@ def scope_of(c, known, profiles, planned=None, seconds=None):
     # selinux-early too: make test boots it, and its suite_early checks
     # what no profile's boot does (a policy held across SELinux loads).
     rescope = [b for b in profiles + ["selinux-early"] if b in ran]
+    # And the debug kernel's boot of make test, which runs every suite of
+    # its profile under KASAN, kmemleak and lockdep (a dropped put is a
+    # leak only kmemleak reports), last: it is the longest.
+    if debug_profile and debug_profile in ran:
+        rescope.append(f"{debug_profile}-debug")
     if set(rescope) & set(profiles):
         out += f"Rescope: {' '.join(rescope)}\n"
     return out
+
+
+def makefile_value(name):
+    """The value the Makefile gives NAME (NAME := value)."""
+    m = re.search(rf"^{name} := *(.*)$", (TOP / "Makefile").read_text(), re.M)
+    return m.group(1).strip() if m else ""
 
 
 def lab_profiles():
@@ -887,6 +899,7 @@ def main(argv):
     k = taken = discarded = 0
     chosen = []
     known, profiles = registered_suites(), lab_profiles()
+    debug_profile = makefile_value("DEBUG_PROFILE")
     seconds = load_suite_seconds(cpath)
     planned = {}
     for p in profiles:
@@ -907,7 +920,8 @@ def main(argv):
         name = f"g{taken:03d}-{c['op']}-{re.sub(r'[^A-Za-z0-9]+', '-', c['path'])}-{c['line']}"
         (out / f"{name}.patch").write_text(mutant_text(c, a.tree, a.seed, k, len(cands),
                                                        scope_of(c, known, profiles, planned,
-                                                                seconds), equivalents))
+                                                                seconds, debug_profile),
+                                                       equivalents))
         chosen.append({"name": name, "id": c["id"], "op": c["op"],
                        "site": f"{c['path']}:{c['line']}", "what": c["what"]})
         print(f"watchlab: mutants-gen: draw {k}: {name}: {c['what']}")

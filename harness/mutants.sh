@@ -34,9 +34,11 @@
 # ccache) for the next mutant.
 #
 # A mutant that survives a narrowed run (its Boots:/Suites:) is run again
-# with every boot (its Rescope: profiles, when it names them) and every
-# suite before it counts as a survivor (MUTANT_RESCOPE=0: not; make test's
-# one-mutant check).  MUTANT_SCOPE=all
+# with every boot (its Rescope: boots, when it names them: a generated
+# mutant's profiles, selinux-early and plain-debug, whose debug kernel is
+# then built with the mutant) and every suite before it counts as a
+# survivor; the first boot that kills it ends that (MUTANT_RESCOPE=0: no
+# rescope; make test's one-mutant check).  MUTANT_SCOPE=all
 # runs every mutant that way from the start.
 #
 # How many samples the judge takes (docs/mutants-and-coverage.md, "The
@@ -154,7 +156,9 @@ other_boots() {
 rescope_boots() {
 	local r
 	r=$(header "$1" Rescope)
-	echo "${r:-$profiles} $(other_boots "$(header "$1" Boots)")"
+	# Each once, in order (Rescope: may name a boot Boots: names too).
+	echo "${r:-$profiles} $(other_boots "$(header "$1" Boots)")" |
+		tr ' ' '\n' | awk 'NF && !seen[$0]++' | tr '\n' ' '
 }
 
 # scoped_suites MUTANT BOOT: suites_for, unless the mutant runs unscoped.
@@ -227,8 +231,8 @@ for f in "${mutants[@]}"; do
 			complain "$n" "Boots: names $p, which images/profiles lacks (nor is it PROFILE-debug or plain-icount)"
 	done
 	for p in $(header "$f" Rescope); do
-		grep -qx "$p" <<<"$profiles"$'\n'selinux-early ||
-			complain "$n" "Rescope: names $p, which is neither in images/profiles nor selinux-early"
+		grep -qx "$p" <<<"$profiles$nl$other_names" ||
+			complain "$n" "Rescope: names $p, which is neither in images/profiles nor PROFILE-debug, plain-icount or selinux-early"
 	done
 	for w in $(header "$f" Suites); do
 		grep -qx "${w#*:}" <<<"$known_suites" || complain "$n" "Suites: names ${w#*:}, which testcases/runner/suites lacks"
@@ -494,18 +498,28 @@ run_one() {
 			[ "$scope" = narrow ] && [ "$rescope" = 1 ]; then
 			scope=all suites=""
 			# Its other boots too (a debug-only bug survives every
-			# lab boot), as phase 1 recorded their baselines.
+			# lab boot), as phase 1 recorded their baselines; the
+			# debug kernel is built with the mutant only now.  The
+			# first boot that kills it ends the rescope.
 			boots=$(rescope_boots "$f")
+			if [ -n "$(debug_boots "$boots")" ] && [ -z "$debug" ]; then
+				debug=debug
+				slot_make "$s" debug >>"$res/build.log" 2>&1 || debug=stillborn
+			fi
 			for b in $boots; do
-				killers="$killers$(kills "$s" "$f" "$res/run-all" "$b" "")
-"
+				[ -z "$killers" ] || break
+				case $b in *-debug) [ "$debug" = debug ] || continue ;; esac
+				killers=$(kills "$s" "$f" "$res/run-all" "$b" "" | sed '/^$/d')
 			done
-			killers=$(sed '/^$/d' <<<"$killers")
 		fi
 		t2=$(date +%s)
 		unjudged=$(unjudged_boots "$res" | tr '\n' ' ')
 		unreproduced=$(cat "$res"/*.unreproduced 2>/dev/null | sort -u || true)
 		verdict=$("$top/harness/mutants-report.py" verdict "$unjudged" "$killers" "$unreproduced")
+		if [ "$debug" = stillborn ] && [ "$verdict" = survived ]; then
+			verdict=stillborn
+			detail="the mutant debug kernel does not build: $(grep -m1 -E 'error' "$res/build.log" || tail -1 "$res/build.log")"
+		fi
 		case $verdict in
 		unjudged) detail="the report did not finish on: $unjudged" ;;
 		flaky)
@@ -623,10 +637,14 @@ done
 	baseline_ready "$base" || { mkdir -p "$base" && printf '%s\t%s\n' "$b" "$suites"; }
 done >"$out/.baselines"
 
-# The debug kernel's objects go into the slots only if a boot needs them.
+# The debug kernel's objects go into the slots only if a boot needs them
+# (a rescope's too).
 need_debug=""
 for f in "${todo[@]}"; do
 	[ -z "$(debug_boots "$(boots_for "$f")")" ] || need_debug=debug
+	if [ "$rescope" = 1 ] && [ -n "$(debug_boots "$(rescope_boots "$f")")" ]; then
+		need_debug=debug
+	fi
 done
 if cut -f1 "$out/.baselines" | grep -q -- '-debug$'; then need_debug=debug; fi
 if [ -n "$need_debug" ] && [ ! -f "$build/kbuild-debug/vmlinux" ]; then

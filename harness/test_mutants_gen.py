@@ -327,6 +327,16 @@ class Scope(unittest.TestCase):
         self.assertEqual(self.scope("lsm/fs.c", ran),
                          "Suites: suite_mount\nRescope: plain selinux-early\n")
 
+    def test_the_debug_boot_last_when_its_profile_ran_it(self):
+        ran = {"plain": ["suite_mount"], "smack": ["suite_keys@none"]}
+        scope = gen.scope_of({"path": "fs/x.c", "suites": ran}, self.KNOWN, self.PROFILES,
+                             debug_profile="plain")
+        self.assertEqual(scope, "Suites: suite_mount\nRescope: plain smack plain-debug\n")
+        scope = gen.scope_of({"path": "fs/x.c", "suites": {"smack": ["suite_keys@none"]}},
+                             self.KNOWN, self.PROFILES, debug_profile="plain")
+        self.assertEqual(scope, "Rescope: smack\n")
+        self.assertEqual(gen.makefile_value("DEBUG_PROFILE"), "plain")
+
     def test_registered_suites_are_the_runners(self):
         known = gen.registered_suites()
         self.assertIn("suite_failnth", known)
