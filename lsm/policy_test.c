@@ -849,11 +849,14 @@ static void watchpol_test_log_ring(struct kunit *test)
 	struct watchpol_log *log;
 	int i;
 
-	slots = kunit_kcalloc(test, 4, sizeof(*slots), GFP_KERNEL);
+	/* Four slots and a guard after them, which the log never touches. */
+	slots = kunit_kcalloc(test, 5, sizeof(*slots), GFP_KERNEL);
 	log = kunit_kzalloc(test, sizeof(*log), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, slots);
 	KUNIT_ASSERT_NOT_NULL(test, log);
+	slots[4].seq = ULONG_MAX;
 	watchpol_log_init(log, slots, 4);
+	KUNIT_EXPECT_EQ(test, slots[4].seq, ULONG_MAX);
 
 	mutex_lock(&log->read_lock);
 	KUNIT_EXPECT_FALSE(test, watchpol_log_peek(log, &out));
@@ -914,6 +917,7 @@ static void watchpol_test_log_ring(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, out.seq, 100ULL + i);
 		watchpol_log_consume(log);
 	}
+	KUNIT_EXPECT_EQ(test, slots[4].seq, ULONG_MAX);
 	mutex_unlock(&log->read_lock);
 }
 

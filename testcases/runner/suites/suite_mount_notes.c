@@ -27,7 +27,9 @@
  * getting its share in order (POSTS_MAX / BUDGET_QUEUES, or one more), and
  * then every queue a loss flag.  A kernel that posts every delivery gives
  * (BUDGET_SUBS + 1) * BUDGET_QUEUES records; one that stops silently, no
- * loss.
+ * loss.  A second change (clearing what the first set) must do the same:
+ * a kernel that leaves the watch list marked as lost after flagging it
+ * never flags it again.
  *
  * concurrent_setattr_order: two threads turn one watched mount read-only
  * and read-write with mount_setattr(), ORDER_ROUNDS rounds in which both
@@ -258,26 +260,23 @@ static int budget_setup(int *q, unsigned int n)
 	return 0;
 }
 
-static enum wl_result posts_past_budget_flag_loss(void)
+/*
+ * One change past the budget: mount_setattr() over BUDGET_BASE and its
+ * submounts with @attr; every queue in q must get its share of the records,
+ * then a loss flag.  0, or -1 (diagnosed).
+ */
+static int budget_round(const int *q, unsigned int id, struct mount_attr *attr,
+			const char *what)
 {
-	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID };
-	unsigned int total = 0, bad = 0, unflagged = 0, short_share = 0, id;
-	static int q[BUDGET_QUEUES];
-	enum wl_result res = WL_FAIL;
-	unsigned int i;
+	unsigned int total = 0, bad = 0, unflagged = 0, short_share = 0;
 
-	for (i = 0; i < BUDGET_QUEUES; i++)
-		q[i] = -1;
-	if (budget_setup(q, BUDGET_QUEUES))
-		goto out;
-	id = wl_mnt_id(BUDGET_BASE, false);
-	if (syscall(SYS_mount_setattr, AT_FDCWD, BUDGET_BASE, AT_RECURSIVE, &attr,
-		    sizeof(attr))) {
-		wl_diag("mount_setattr(%s, AT_RECURSIVE, NOSUID): %s", BUDGET_BASE,
+	if (syscall(SYS_mount_setattr, AT_FDCWD, BUDGET_BASE, AT_RECURSIVE, attr,
+		    sizeof(*attr))) {
+		wl_diag("%s: mount_setattr(%s, AT_RECURSIVE): %s", what, BUDGET_BASE,
 			strerror(errno));
-		goto out;
+		return -1;
 	}
-	for (i = 0; i < BUDGET_QUEUES; i++) {
+	for (unsigned int i = 0; i < BUDGET_QUEUES; i++) {
 		unsigned int records = 0;
 		bool lost = false;
 
@@ -286,15 +285,42 @@ static enum wl_result posts_past_budget_flag_loss(void)
 		unflagged += !lost;
 		short_share += records != BUDGET_SHARE && records != BUDGET_SHARE + 1;
 	}
-	wl_diag("%u queues, %u notes: %u records in all, %u queues without a loss flag, %u outside their share, %u stray",
-		BUDGET_QUEUES, BUDGET_SUBS + 1, total, unflagged, short_share, bad);
-	if (total != POSTS_MAX)
-		wl_diag("%u records, want exactly %u: %s", total, POSTS_MAX,
+	wl_diag("%s: %u queues, %u notes: %u records in all, %u queues without a loss flag, %u outside their share, %u stray",
+		what, BUDGET_QUEUES, BUDGET_SUBS + 1, total, unflagged, short_share, bad);
+	if (total != POSTS_MAX) {
+		wl_diag("%s: %u records, want exactly %u: %s", what, total, POSTS_MAX,
 			total > POSTS_MAX ? "the deliveries of one change are not bounded" :
 			"fewer than the budget allows");
-	else if (unflagged || short_share || bad)
-		wl_diag("the records past the budget were not flagged as lost to every queue, or a queue's share is off");
-	else
+		return -1;
+	}
+	if (unflagged || short_share || bad) {
+		wl_diag("%s: the records past the budget were not flagged as lost to every queue, or a queue's share is off",
+			what);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Twice: the second change past the budget must flag its loss again, to
+ * the same watch lists (a list left marked as lost by the first would be
+ * skipped).
+ */
+static enum wl_result posts_past_budget_flag_loss(void)
+{
+	struct mount_attr set = { .attr_set = MOUNT_ATTR_NOSUID };
+	struct mount_attr clear = { .attr_clr = MOUNT_ATTR_NOSUID };
+	static int q[BUDGET_QUEUES];
+	enum wl_result res = WL_FAIL;
+	unsigned int i, id;
+
+	for (i = 0; i < BUDGET_QUEUES; i++)
+		q[i] = -1;
+	if (budget_setup(q, BUDGET_QUEUES))
+		goto out;
+	id = wl_mnt_id(BUDGET_BASE, false);
+	if (!budget_round(q, id, &set, "set NOSUID") &&
+	    !budget_round(q, id, &clear, "clear NOSUID, the second loss"))
 		res = WL_PASS;
 out:
 	for (i = 0; i < BUDGET_QUEUES; i++)

@@ -9,8 +9,9 @@
  * holds no pages): 8 more pages for 1002 is over the limit, EPERM, where a
  * kernel charging the caller (or nobody) says yes.  uid 1003's own ring of
  * 8 pages is fine; once 1002's first ring is closed, its 16 pages come back
- * and the second ring can be sized.  An opener with CAP_SYS_RESOURCE is
- * exempt, as for pipes.
+ * and the second ring can be sized.  The same once the first ring held
+ * watches: their references on the queue go with them.  An opener with
+ * CAP_SYS_RESOURCE is exempt, as for pipes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include <linux/watch_queue.h>
 
 #include "devices_util.h"
+#include "vfs_util.h"
 #include "wl.h"
 
 #define HARD "/proc/sys/fs/pipe-user-pages-hard"
@@ -91,6 +93,48 @@ static int charge_child(void *arg)
 	return 0;
 }
 
+/*
+ * Runs as uid 1002: a ring that held watches (a mount's, twice: the second
+ * is refused, EBUSY, and a superblock's) gives its 16 pages back once it is
+ * closed and its watches are gone.  Their references on the queue are
+ * dropped after an RCU grace period, so the second ring is sized again until
+ * that has passed (bounded).  A set-watch call that kept its reference on
+ * the queue would leave the pages charged to 1002 for good: EPERM.
+ */
+static int watched_child(void *arg)
+{
+	int q0, q1, err = EPERM;
+
+	(void)arg;
+	q0 = ring_open("uid 1002");
+	q1 = ring_open("uid 1002");
+	if (q0 < 0 || q1 < 0 ||
+	    ring_size(q0, 16, 0, "uid 1002's watched ring, 16 of its 20 pages"))
+		return 1;
+	if (wl_watch_mount(AT_FDCWD, "/", 0, q0, 1) || wl_watch_sb(AT_FDCWD, "/", 0, q0, 2)) {
+		wl_diag("uid 1002 watches / on its ring: %s", strerror(errno));
+		return 1;
+	}
+	if (wl_watch_mount(AT_FDCWD, "/", 0, q0, 3) != -1 || errno != EBUSY) {
+		wl_diag("a second watch on / from the same ring: %s, want EBUSY",
+			strerror(errno));
+		return 1;
+	}
+	close(q0);
+	for (int i = 0; i < 100 && err == EPERM; i++) {
+		err = ioctl(q1, IOC_WATCH_QUEUE_SET_SIZE, 8UL) ? errno : 0;
+		if (err == EPERM)
+			usleep(wl_slow_ms(50) * 1000);
+	}
+	if (err) {
+		wl_diag("uid 1002's second ring once the watched one is closed: %s, want success (its 16 pages are still charged)",
+			strerror(err));
+		return 1;
+	}
+	close(q1);
+	return 0;
+}
+
 static enum wl_result with_hard_limit(int (*fn)(void *), const struct wl_creds *c)
 {
 	char old[32];
@@ -110,6 +154,14 @@ static enum wl_result ring_pages_charged_to_opener(void)
 
 	c.suid = 0;
 	return with_hard_limit(charge_child, &c);
+}
+
+static enum wl_result watched_ring_pages_come_back(void)
+{
+	struct wl_creds c = wl_user(1002);
+
+	c.suid = 0;
+	return with_hard_limit(watched_child, &c);
 }
 
 /* As root (CAP_SYS_RESOURCE): two 16-page rings despite the 20-page limit. */
@@ -134,6 +186,7 @@ static enum wl_result privileged_opener_exempt(void)
 
 static const struct wl_test tests[] = {
 	{ "ring_pages_charged_to_opener", ring_pages_charged_to_opener },
+	{ "watched_ring_pages_come_back", watched_ring_pages_come_back },
 	{ "privileged_opener_exempt", privileged_opener_exempt },
 };
 
