@@ -228,6 +228,7 @@ static int policy_commit(struct policy_writer *w, const struct file *file)
 {
 	int ret;
 
+	lockdep_assert_held(&w->lock);
 	if (w->load.state != WATCHPOL_LOAD_COMPLETE)
 		return 0;
 	if (!mac_admin(file)) {

@@ -33,6 +33,9 @@
  * large enough for every record - must get fewer records than were raised
  * and be told of the loss: WATCH_INFO_OVERRUN on a ring record, a META
  * LOSS record in the pipe.  A kernel that drops the records silently fails.
+ * After a burst that lost records, one of ROOM_REQUESTS (200, which the
+ * list can hold) must arrive whole, without a loss: a kernel that kept
+ * counting the lost records as deferred would have less room left.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,6 +60,8 @@
 #define BURST_SECTORS	8		/* each request: null_blk's max_sectors */
 #define BURST_SECTOR	4096		/* a bad range of its own */
 #define BURST_BYTES	(BURST_REQUESTS * BURST_SECTORS * 512)
+/* Fewer than the device list defers: after a loss, it must all arrive. */
+#define ROOM_REQUESTS	200
 /* Bursts made before giving up on outrunning the work item. */
 #define BURST_ATTEMPTS	4
 /* A bound for the spinner should the read hang; not a test verdict. */
@@ -64,6 +69,7 @@
 
 struct burst {
 	const struct nullb *nb;
+	unsigned int requests;	/* BURST_REQUESTS, or ROOM_REQUESTS */
 	cpu_set_t cpu;		/* the CPU both threads run on */
 	atomic_int spinning, done, failed;
 };
@@ -117,7 +123,7 @@ static void *burst_reader(void *arg)
 		wl_diag("open %s: %s", b->nb->dev, strerror(errno));
 		goto fail;
 	}
-	n = pread(fd, buf, BURST_BYTES, (off_t)BURST_SECTOR * 512);
+	n = pread(fd, buf, (size_t)b->requests * BURST_SECTORS * 512, (off_t)BURST_SECTOR * 512);
 	if (n != -1 || errno != EIO) {
 		wl_diag("the burst read of %s returned %zd, want EIO", b->nb->dev, n);
 		atomic_store(&b->failed, 1);
@@ -134,17 +140,19 @@ fail:
 
 /*
  * Add the block records on fd to *records, and whether a loss was flagged
- * to *lost; with until_loss, stop at the first loss.
+ * to *lost; with stop (not 0), stop at the first loss or once *records
+ * has reached stop.
  */
-static int drain(int fd, const char *what, unsigned int *records, int *lost, bool until_loss)
+static int drain(int fd, const char *what, unsigned int *records, int *lost, unsigned int stop)
 {
 	struct wl_record rec;
-	int r;
+	int r = 0;
 
-	while ((r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS * (wl_debug_kernel() ? 20 : 4))) == 1) {
+	while ((!stop || *records < stop) &&
+	       (r = wl_wq_read(fd, &rec, WL_EVENT_TIMEOUT_MS * (wl_debug_kernel() ? 20 : 4))) == 1) {
 		if (rec.type == WATCH_TYPE_META && rec.subtype == WATCH_META_LOSS_NOTIFICATION) {
 			*lost = 1;
-			if (until_loss)
+			if (stop)
 				break;
 			continue;
 		}
@@ -153,6 +161,8 @@ static int drain(int fd, const char *what, unsigned int *records, int *lost, boo
 		if (rec.type == WATCH_TYPE_BLOCK_NOTIFY)
 			(*records)++;
 	}
+	if (stop && *records >= stop)
+		return 0;
 	if (r < 0)
 		wl_diag("%s: read error", what);
 	return r;
@@ -165,7 +175,7 @@ static int drain(int fd, const char *what, unsigned int *records, int *lost, boo
  */
 static int burst_once(struct burst *b, int ncpu, int attempt)
 {
-	const unsigned int want = BURST_REQUESTS + 1;
+	const unsigned int want = b->requests + 1;
 	int q[WL_TRANSPORT_NR], lost[WL_TRANSPORT_NR] = { 0 }, t, ret = 1;
 	unsigned int n[WL_TRANSPORT_NR] = { 0 };
 	cpu_set_t old, other;
@@ -202,16 +212,17 @@ static int burst_once(struct burst *b, int ncpu, int attempt)
 		ret = -1;
 	/*
 	 * The pipe's LOSS comes after the last record the work item posted:
-	 * once it has been read, the burst is posted and its loss flagged.
+	 * once it has been read (or, if nothing was lost, every record of the
+	 * burst), the burst is posted and its loss flagged.
 	 * Only then one more failure, for the ring's overrun flag to ride on:
 	 * raised earlier, it could be posted in the same run as the burst,
 	 * before the flag was set (seen with voluntary preemption).
 	 */
 	if (drain(q[WL_TRANSPORT_PIPE], "pipe", &n[WL_TRANSPORT_PIPE], &lost[WL_TRANSPORT_PIPE],
-		  true) < 0 || wl_nullb_read_bad(b->nb))
+		  b->requests) < 0 || wl_nullb_read_bad(b->nb))
 		ret = -1;
 	for (t = 0; t < WL_TRANSPORT_NR; t++) {
-		if (drain(q[t], wl_transport_name(t), &n[t], &lost[t], false) < 0)
+		if (drain(q[t], wl_transport_name(t), &n[t], &lost[t], 0) < 0)
 			ret = -1;
 		wl_diag("attempt %d, %s queue: %u of %u block records, loss %s", attempt,
 			wl_transport_name(t), n[t], want, lost[t] ? "flagged" : "not flagged");
@@ -260,8 +271,22 @@ static enum wl_result lost_records_flagged(void)
 	 * outrun the list.  Such an attempt proves nothing either way and is
 	 * made again; a silent loss fails at once.
 	 */
+	b.requests = BURST_REQUESTS;
 	for (attempt = 1; attempt <= BURST_ATTEMPTS && r == 0; attempt++)
 		r = burst_once(&b, ncpu, attempt);
+	/*
+	 * The lost records gave their places on the list back: a burst of
+	 * ROOM_REQUESTS, which fits, arrives whole.  A list that still
+	 * counted them as deferred would lose some of it.
+	 */
+	if (r == 1) {
+		b.requests = ROOM_REQUESTS;
+		if (burst_once(&b, ncpu, attempt) != 0) {
+			wl_diag("a burst of %d after the loss lost records: the list did not get its room back",
+				ROOM_REQUESTS);
+			r = -1;
+		}
+	}
 	wl_nullb_destroy();
 	if (r == 0)
 		wl_diag("no burst of %d attempts outran the deferral list", BURST_ATTEMPTS);

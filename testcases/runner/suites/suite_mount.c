@@ -878,6 +878,54 @@ static enum wl_result watch_after_lazy_umount(void)
 	return WL_PASS;
 }
 
+/*
+ * A refused watch_mount() keeps nothing of the mount it named: a tmpfs
+ * whose superblock is watched takes a second mount watch (EBUSY), and
+ * another, once lazily unmounted, one more (ENOENT); when the last
+ * reference to each goes, its superblock dies and the sb watch gets its
+ * removal record.  A refusal that kept the path's dentry and active
+ * superblock reference would keep the superblock alive: no record.
+ */
+static enum wl_result refused_watch_keeps_nothing(void)
+{
+	struct wl_record rec;
+	int fd, dfd;
+
+	fd = wl_vfs_queue_open(64);
+	WL_EXPECT(fd >= 0, "notification pipe");
+	WL_EXPECT(wl_tmpfs(BASE "/k", NULL) == 0 && wl_tmpfs(BASE "/e", NULL) == 0,
+		  "mount k and e");
+	WL_EXPECT(wl_watch_sb(AT_FDCWD, BASE "/k", 0, fd, 0x61) == 0 &&
+		  wl_watch_sb(AT_FDCWD, BASE "/e", 0, fd, 0x62) == 0,
+		  "watch_sb on k and e: %s", strerror(errno));
+	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE "/k", 0, fd, 0x63) == 0,
+		  "watch_mount k: %s", strerror(errno));
+	WL_EXPECT(wl_want_errno("a second watch on k", wl_watch_mount(AT_FDCWD, BASE "/k", 0, fd,
+								     0x64), EBUSY) == 0, "EBUSY");
+	WL_EXPECT(wl_watch_mount(AT_FDCWD, BASE "/k", 0, fd, -1) == 0,
+		  "remove the watch on k: %s", strerror(errno));
+	WL_EXPECT(wl_wq_expect(fd, WATCH_TYPE_META, WATCH_META_REMOVAL_NOTIFICATION, &rec,
+			       WL_EVENT_TIMEOUT_MS) == 1 && rec.watch_id == 0x63,
+		  "no removal record for k's mount watch");
+	WL_EXPECT(umount(BASE "/k") == 0, "umount k: %s", strerror(errno));
+	WL_EXPECT(wl_wq_expect(fd, WATCH_TYPE_META, WATCH_META_REMOVAL_NOTIFICATION, &rec,
+			       WL_EVENT_TIMEOUT_MS * 4) == 1 && rec.watch_id == 0x61,
+		  "k's superblock did not die after a watch on it was refused (EBUSY)");
+
+	dfd = open(BASE "/e", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	WL_EXPECT(dfd >= 0, "open e: %s", strerror(errno));
+	WL_EXPECT(umount2(BASE "/e", MNT_DETACH) == 0, "lazy umount e: %s", strerror(errno));
+	WL_EXPECT(wl_want_errno("a watch on e, lazily unmounted",
+				wl_watch_mount(dfd, "", AT_EMPTY_PATH, fd, 0x65), ENOENT) == 0,
+		  "ENOENT");
+	close(dfd);
+	WL_EXPECT(wl_wq_expect(fd, WATCH_TYPE_META, WATCH_META_REMOVAL_NOTIFICATION, &rec,
+			       WL_EVENT_TIMEOUT_MS * 4) == 1 && rec.watch_id == 0x62,
+		  "e's superblock did not die after a watch on it was refused (ENOENT)");
+	wl_wq_close(fd);
+	return WL_PASS;
+}
+
 static const struct wl_test tests[] = {
 	{ "new_readonly_unmount", new_readonly_unmount },
 	{ "setattr_events", setattr_events },
@@ -896,6 +944,7 @@ static const struct wl_test tests[] = {
 	{ "fsmount_dissolve", fsmount_dissolve },
 	{ "argument_errors", argument_errors },
 	{ "watch_after_lazy_umount", watch_after_lazy_umount },
+	{ "refused_watch_keeps_nothing", refused_watch_keeps_nothing },
 };
 
 /* Each test twice: queues on the pipe, then on the /dev/watch_queue ring. */
