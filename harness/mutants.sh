@@ -251,6 +251,10 @@ done
 
 mkdir -p "$out/verdicts" "$out/logs" "$out/baseline"
 key=$(tree_key)
+# A slot's copy of the sources is no git work tree: its reports' KCIDB
+# tree line names the tree key (harness/shard-id.sh), wherever the slots
+# are, rather than the commit of whatever repository encloses them.
+export WATCHLAB_TREE="mutants-slot-$key"
 
 # slot_make SLOT [debug]: the lab kernel and the initramfs of the slot, by
 # the Makefile's rules (its B= is the slot; its packages are installed),

@@ -18,12 +18,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 
 cd "$top"
-rev=$(git rev-parse HEAD)
-# Untracked files count too: a new scenario file changes what the boots ran.
-dirty=$({ git diff HEAD; git ls-files --others --exclude-standard | sort |
-	xargs -r sha256sum; } | sha256sum | cut -c1-16)
-clean=$(printf '' | sha256sum | cut -c1-16)
-echo "tree $rev$([ "$dirty" = "$clean" ] || echo "+$dirty")"
+# WATCHLAB_TREE: the tree line's value for a copy of the tree that is not
+# a git work tree (harness/mutants.sh's slots, which name their tree key).
+if [ -n "${WATCHLAB_TREE:-}" ]; then
+	echo "tree $WATCHLAB_TREE"
+else
+	rev=$(git rev-parse HEAD)
+	# Untracked files count too: a new scenario file changes what the boots ran.
+	dirty=$({ git diff HEAD; git ls-files --others --exclude-standard | sort |
+		xargs -r sha256sum; } | sha256sum | cut -c1-16)
+	clean=$(printf '' | sha256sum | cut -c1-16)
+	echo "tree $rev$([ "$dirty" = "$clean" ] || echo "+$dirty")"
+fi
 [ "${1:-}" != --tree ] || exit 0
 [ $# -ge 3 ] || { echo "usage: shard-id.sh OBJDIR[:OBJDIR] RESULTS_DIR PART... | --tree" >&2; exit 2; }
 objs=$1 results=$2
