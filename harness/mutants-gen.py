@@ -13,6 +13,8 @@ the series adds and on watchpol, where a boot executed them
   mutants-gen.py summary --out DIR --results RES --seconds S
         the generated mutation score of DIR's sample, from the verdicts
         harness/mutants.sh wrote in RES, and its survivors
+  mutants-gen.py equivalence PATCH...
+        the line that names each mutant in testcases/mutants-equivalent
 
 The coverage: lines.json of make coverage (harness/coverage.py), by
 default results/coverage/lines.json (COVERAGE=FILE): the series' added
@@ -30,6 +32,7 @@ lab builds) and lsm/ for watchpol's (grafted as security/watchpol/).
 
 import argparse
 import difflib
+import hashlib
 import json
 import os
 import random
@@ -745,22 +748,43 @@ def lab_profiles():
 EQUIVALENTS = TOP / "testcases/mutants-equivalent"
 
 
+def diff_lines(diff):
+    """A mutant's diff lines, without its file and hunk headers, each its
+    mark (' ', '-', '+') and its text stripped."""
+    out = []
+    for ln in diff.split("\n--- ", 1)[-1].splitlines()[1:]:
+        if ln.startswith(("+++", "@@")) or not ln or ln[0] not in " -+":
+            continue
+        out.append(ln[0] + ln[1:].strip())
+    return out
+
+
 def equivalence_key(diff):
-    """What an argued equivalence names: the file a mutant's diff changes
-    and the lines it takes out and puts in, stripped, so that the argument
-    still finds its mutant when the lines move."""
+    """What an argued equivalence names: the file a mutant's diff changes and
+    a hash of its hunks without their line numbers (the changed lines and
+    the three around them), so that the argument still finds its mutant when
+    the code moves, and no longer does when the code it reasons about
+    changes; the same edit on a line that occurs twice is two mutants."""
     path = re.search(r"^\+\+\+ b/(\S+)", diff, re.M)
     if not path:
         raise ValueError("not a mutant's diff: no +++ line")
-    body = [ln for ln in diff.splitlines() if not ln.startswith(("---", "+++"))]
-    minus = [ln[1:].strip() for ln in body if ln.startswith("-")]
-    plus = [ln[1:].strip() for ln in body if ln.startswith("+")]
-    return f"{path.group(1)}: {' | '.join(minus)} => {' | '.join(plus)}"
+    digest = hashlib.sha256("\n".join(diff_lines(diff)).encode()).hexdigest()[:12]
+    return f"{path.group(1)} {digest}"
+
+
+def equivalence_line(diff):
+    """The line that names a mutant in testcases/mutants-equivalent: its key,
+    then what it changes, for the reader."""
+    lines = diff_lines(diff)
+    minus = " | ".join(ln[1:] for ln in lines if ln[0] == "-")
+    plus = " | ".join(ln[1:] for ln in lines if ln[0] == "+")
+    return f"{equivalence_key(diff)}: {minus} => {plus}"
 
 
 def load_equivalents(path=EQUIVALENTS):
     """{equivalence_key(): argument} from PATH: each entry a line with the
-    key and the argument on the indented lines after it ('#' comments)."""
+    key ("FILE HASH: what it changes", equivalence_line()) and the argument
+    on the indented lines after it ('#' comments)."""
     if not path.exists():
         return {}
     out, key = {}, None
@@ -772,7 +796,9 @@ def load_equivalents(path=EQUIVALENTS):
                 raise ValueError(f"{path}:{n}: an argument before any key")
             out[key] = f"{out[key]} {ln.strip()}".strip()
             continue
-        key = ln.strip()
+        key = " ".join(ln.split(":", 1)[0].split()[:2])
+        if len(key.split()) != 2:
+            raise ValueError(f"{path}:{n}: not FILE HASH: ...")
         if key in out:
             raise ValueError(f"{path}:{n}: {key} twice")
         out[key] = ""
@@ -854,7 +880,8 @@ def counts(cands):
 
 def main(argv):
     ap = argparse.ArgumentParser(prog="mutants-gen.py")
-    ap.add_argument("cmd", choices=("candidates", "sample", "summary"))
+    ap.add_argument("cmd", choices=("candidates", "sample", "summary", "equivalence"))
+    ap.add_argument("patches", nargs="*")
     ap.add_argument("--coverage")
     ap.add_argument("--tree", default=str(Path(os.environ.get("BUILD", TOP / "build")) / "linux"))
     ap.add_argument("--obj", default=str(Path(os.environ.get("BUILD", TOP / "build")) / "kbuild-lab"))
@@ -866,6 +893,10 @@ def main(argv):
     ap.add_argument("--results")
     ap.add_argument("--seconds", type=int, default=0)
     a = ap.parse_args(argv[1:])
+    if a.cmd == "equivalence":
+        for patch in a.patches:
+            print(equivalence_line(Path(patch).read_text()))
+        return 0
     try:
         equivalents = load_equivalents()
     except ValueError as e:

@@ -387,13 +387,16 @@ class Equivalents(unittest.TestCase):
     """testcases/mutants-equivalent: arguments that find their mutant by its
     diff, and a summary that counts them only while the mutant survives."""
 
-    def test_key_is_the_changed_lines(self):
+    def test_key_is_the_hunk_without_its_numbers(self):
         key = gen.equivalence_key("Bug: b\nLayer: lsm\n\n" + DIFF)
-        self.assertEqual(key, "lsm/x.c: if (a < b) => if (a <= b)")
+        self.assertRegex(key, r"^lsm/x\.c [0-9a-f]{12}$")
+        self.assertEqual(gen.equivalence_line(DIFF), f"{key}: if (a < b) => if (a <= b)")
         moved = DIFF.replace("@@ -1,4 +1,4 @@", "@@ -90,4 +90,4 @@")
         self.assertEqual(gen.equivalence_key(moved), key)
+        # The same edit elsewhere (other lines around it) is another mutant.
+        self.assertNotEqual(gen.equivalence_key(DIFF.replace("int f(void)", "int g(void)")), key)
         dropped = DIFF.replace("+\tif (a <= b)\n", "")
-        self.assertEqual(gen.equivalence_key(dropped), "lsm/x.c: if (a < b) => ")
+        self.assertTrue(gen.equivalence_line(dropped).endswith(": if (a < b) => "))
         with self.assertRaises(ValueError):
             gen.equivalence_key("no diff")
 
@@ -404,10 +407,12 @@ class Equivalents(unittest.TestCase):
             return gen.load_equivalents(p)
 
     def test_file_form(self):
-        self.assertEqual(self.parse("# c\n\nlsm/x.c: a => b\n\tone\n  two\nfs/y.c: c => \n\tthree\n"),
-                         {"lsm/x.c: a => b": "one two", "fs/y.c: c =>": "three"})
-        for bad in ("lsm/x.c: a => b\n", "\targument first\n",
-                    "k: a => b\n\tx\nk: a => b\n\ty\n"):
+        self.assertEqual(self.parse("# c\n\nlsm/x.c 0123456789ab: a => b\n\tone\n  two\n"
+                                    "fs/y.c ba9876543210: c => \n\tthree\n"),
+                         {"lsm/x.c 0123456789ab": "one two", "fs/y.c ba9876543210": "three"})
+        for bad in ("lsm/x.c 0123456789ab: a => b\n", "\targument first\n",
+                    "lsm/x.c: a => b\n\tx\n",
+                    "k 0123456789ab: a\n\tx\nk 0123456789ab: b\n\ty\n"):
             with self.assertRaises(ValueError, msg=bad):
                 self.parse(bad)
 
