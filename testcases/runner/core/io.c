@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <unistd.h>
 
 #include "wl.h"
@@ -95,4 +96,29 @@ int wl_want_errno(const char *what, long r, int want)
 	wl_diag("%s: returned %ld (%s), want %s", what, r, got ? strerror(got) : "success",
 		want ? strerror(want) : "success");
 	return -1;
+}
+
+long wl_klog_count(const char *needle)
+{
+	size_t size = 1 << 20, n_needle = strlen(needle);
+	char *klog = malloc(size);
+	const char *at;
+	long count = 0;
+	int n;
+
+	if (!klog) {
+		wl_diag("no memory for the kernel log");
+		return -1;
+	}
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, klog, size - 1);
+	if (n < 0) {
+		wl_diag("klogctl: %s", strerror(errno));
+		free(klog);
+		return -1;
+	}
+	klog[n] = '\0';
+	for (at = strstr(klog, needle); at; at = strstr(at + n_needle, needle))
+		count++;
+	free(klog);
+	return count;
 }

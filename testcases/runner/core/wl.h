@@ -201,6 +201,12 @@ int wl_try_write(const char *path, const void *buf, size_t len);
 ssize_t wl_read_file(const char *path, char *buf, size_t size);
 ssize_t wl_try_read(const char *path, char *buf, size_t size);
 
+/*
+ * How many times @needle occurs in the kernel log buffer (the last 1 MiB of
+ * it); -1 with a diagnostic when it cannot be read.
+ */
+long wl_klog_count(const char *needle);
+
 /* system(cmd): 0, or -1 with a diagnostic naming the command. */
 int wl_sh(const char *cmd);
 

@@ -96,9 +96,15 @@ int wl_smack_enter(const char *label)
 
 int wl_smack_rule(const char *subj, const char *obj, const char *access)
 {
-	char rule[128];
+	/* Two labels of up to SMK_LONGLABEL - 1 bytes, an access string. */
+	char rule[2 * 256 + 16];
+	int n = snprintf(rule, sizeof(rule), "%s %s %s", subj, obj, access);
 
-	snprintf(rule, sizeof(rule), "%s %s %s", subj, obj, access);
+	if (n < 0 || (size_t)n >= sizeof(rule)) {
+		wl_diag("Smack rule %s %s %s: too long", subj, obj, access);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	return wl_write_file(WL_SMACK_LOAD2, rule);
 }
 

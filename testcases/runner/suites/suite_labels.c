@@ -639,6 +639,156 @@ static enum wl_result smack_late_label_starts_matching(void)
 	return WL_PASS;
 }
 
+/*
+ * ---- a text within the size limit whose canonical form is not ----
+ *
+ * watchpol/policy reads back a canonical form of the text in force, and a
+ * change of the LSM's policy parses that form again: it must fit the
+ * 256 KiB a write may bring, end line included.  The canonical form spells
+ * out what a text may leave unsaid ("enforce", "kernel_events"), so a text
+ * of rules alone can be within the limit and its canonical form over it:
+ * such a text is refused whole (lsm/policy_parser.c), with a reason that
+ * has no line number (lsm/fs.c policy_reject()).  Filling 256 KiB with
+ * distinct rules takes long labels: CANON_LABELS Smack labels of
+ * CANON_LABEL_LEN bytes, imported by rules that grant nothing, give
+ * CANON_LABELS^2 distinct "watch" rules of 488 bytes.  The lab's SELinux
+ * policy has too few contexts, so only the smack boot has this test.
+ */
+#define CANON_LIMIT (256 * 1024)
+#define CANON_LABELS 24
+#define CANON_LABEL_LEN 240
+#define CANON_HEADER "default none\n"
+#define CANON_REFUSED "watchpol: policy rejected: policy too large in canonical form"
+
+/* The Smack label of exactly @len bytes: @prefix and @i, padded (or cut) to fit. */
+static void canon_label(char *buf, const char *prefix, unsigned int i, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len + 1, "%s%u", prefix, i);
+
+	if (n < len)
+		memset(buf + n, 'x', len - n);
+	buf[len] = '\0';
+}
+
+/* Import the CANON_LABELS long labels; 0 or -1 (diagnosed). */
+static int canon_import(void)
+{
+	char label[256];
+
+	for (unsigned int i = 0; i < CANON_LABELS; i++) {
+		canon_label(label, "wlCanon", i, CANON_LABEL_LEN);
+		if (wl_smack_rule(label, "wlO", "-"))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * CANON_HEADER, then rules whose lines add up to exactly @rules_len bytes,
+ * then the end line, into @buf of CANON_LIMIT + 1 bytes: its length, or 0
+ * (diagnosed) when the rules cannot be made that long.
+ */
+static size_t canon_text(char *buf, size_t rules_len)
+{
+	const size_t line = strlen("watch  \n") + 2 * CANON_LABEL_LEN;
+	char subj[256], obj[256];
+	size_t pos = strlen(CANON_HEADER), left = rules_len, a;
+	unsigned int pair;
+
+	memcpy(buf, CANON_HEADER, pos);
+	for (pair = 0; left >= line + 9 && pair < CANON_LABELS * CANON_LABELS; pair++) {
+		canon_label(subj, "wlCanon", pair / CANON_LABELS, CANON_LABEL_LEN);
+		canon_label(obj, "wlCanon", pair % CANON_LABELS, CANON_LABEL_LEN);
+		pos += sprintf(buf + pos, "watch %s %s\n", subj, obj);
+		left -= line;
+	}
+	/* The last line, "post S O\n", takes what is left: 9 to 496 bytes. */
+	if (left < 9 || left >= line + 9) {
+		wl_diag("%zu bytes of rules do not fit %d labels", rules_len, CANON_LABELS);
+		return 0;
+	}
+	a = (left - 7) / 2;
+	canon_label(subj, "wlFill", 0, a);
+	canon_label(obj, "wlFill", 1, left - 7 - a);
+	if (wl_smack_rule(subj, "wlO", "-") || wl_smack_rule(obj, "wlO", "-"))
+		return 0;
+	pos += sprintf(buf + pos, "post %s %s\nend\n", subj, obj);
+	return pos;
+}
+
+static enum wl_result smack_canonical_form_over_limit_refused(void)
+{
+	static char text[CANON_LIMIT + 1];
+	char *header = NULL, *in_force = NULL, *after = NULL;
+	long rejects, logged;
+	size_t rules_len, len;
+	enum wl_result res = WL_FAIL;
+	int r;
+
+	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
+	/* How long the header and end line read back, canonical. */
+	r = wp_write_policy_str(CANON_HEADER);
+	if (r || !(header = wp_read_policy())) {
+		wl_diag("load %s: %s", CANON_HEADER, strerror(-r));
+		goto out;
+	}
+	rules_len = CANON_LIMIT - strlen(header);
+	if (canon_import())
+		goto out;
+
+	/* Canonical form with its end line exactly 256 KiB: it loads. */
+	len = canon_text(text, rules_len);
+	if (!len)
+		goto out;
+	r = wp_write_policy(text, len);
+	if (r) {
+		wl_diag("a text of %zu bytes whose canonical form is %d: %s", len, CANON_LIMIT,
+			strerror(-r));
+		goto out;
+	}
+	in_force = wp_read_policy();
+	if (!in_force || strlen(in_force) != CANON_LIMIT) {
+		wl_diag("the policy in force reads back as %zu bytes, want %d",
+			in_force ? strlen(in_force) : 0, CANON_LIMIT);
+		goto out;
+	}
+
+	/* One byte more: refused, nothing changed, counted and logged. */
+	len = canon_text(text, rules_len + 1);
+	if (!len)
+		goto out;
+	rejects = wp_stat("policy_rejects");
+	logged = wl_klog_count(CANON_REFUSED);
+	r = wp_write_policy(text, len);
+	if (r != -EFBIG) {
+		wl_diag("a text of %zu bytes whose canonical form is %d got %s, want EFBIG", len,
+			CANON_LIMIT + 1, r ? strerror(-r) : "success");
+		goto out;
+	}
+	after = wp_read_policy();
+	if (!after || strcmp(after, in_force)) {
+		wl_diag("the refused text changed the policy in force");
+		goto out;
+	}
+	if (wp_stat("policy_rejects") != rejects + 1) {
+		wl_diag("policy_rejects went from %ld to %ld, want one more", rejects,
+			wp_stat("policy_rejects"));
+		goto out;
+	}
+	if (logged < 0 || wl_klog_count(CANON_REFUSED) != logged + 1) {
+		wl_diag("the kernel log does not say once \"%s\"", CANON_REFUSED);
+		goto out;
+	}
+	res = WL_PASS;
+out:
+	free(header);
+	free(in_force);
+	free(after);
+	if (!wp_restore_policy())
+		res = WL_FAIL;
+	return res;
+}
+
 static const struct wl_test smack_tests[] = {
 	{ "smack_rules_loaded", smack_rules_loaded },
 	{ "smack_triggerer_writes_watcher", smack_triggerer_writes_watcher },
@@ -646,6 +796,7 @@ static const struct wl_test smack_tests[] = {
 	{ "smack_every_label_writes_object", smack_every_label_writes_object },
 	{ "watchpol_label_rules_resolve", watchpol_label_rules_resolve },
 	{ "smack_late_label_starts_matching", smack_late_label_starts_matching },
+	{ "smack_canonical_form_over_limit_refused", smack_canonical_form_over_limit_refused },
 };
 
 WL_SUITE_IF(suite_labels_smack, smack_tests, smack_profile, "not the smack profile");

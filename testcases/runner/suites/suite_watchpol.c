@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
@@ -366,8 +365,8 @@ static enum wl_result bad_policy_rejected_whole(void)
 {
 	const char *good = "default watcher\nenforce 0\n";
 	const char *bad = "default strict\nenforce 1\nmodel key sometimes\npost a b\n";
-	char *before, *after, *klog;
-	int r, n;
+	char *before, *after;
+	int r;
 
 	WL_EXPECT(wp_save_policy(), "could not save the policy in force");
 	r = wp_write_policy_str(good);
@@ -380,14 +379,8 @@ static enum wl_result bad_policy_rejected_whole(void)
 	WL_EXPECT(before && after && !strcmp(before, after),
 		  "the policy in force changed after a rejected write:\n%s", after);
 
-	klog = malloc(1 << 20);
-	WL_EXPECT(klog, "malloc");
-	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, klog, (1 << 20) - 1);
-	WL_EXPECT(n >= 0, "klogctl: %s", strerror(errno));
-	klog[n] = '\0';
-	WL_EXPECT(strstr(klog, "watchpol: policy rejected: line 3: model: unknown model"),
+	WL_EXPECT(wl_klog_count("watchpol: policy rejected: line 3: model: unknown model") > 0,
 		  "the kernel log does not name line 3 of the rejected policy");
-	free(klog);
 	free(before);
 	free(after);
 	return wp_restore_policy() ? WL_PASS : WL_FAIL;
@@ -427,23 +420,6 @@ static bool policy_is(const char *want)
 		wl_diag("policy in force:\n%s\nwant\n%s", got ? got : "(unreadable)", want);
 	free(got);
 	return same;
-}
-
-static bool klog_has(const char *needle)
-{
-	char *klog = malloc(1 << 20);
-	bool found = false;
-	int n;
-
-	if (!klog)
-		return false;
-	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, klog, (1 << 20) - 1);
-	if (n >= 0) {
-		klog[n] = '\0';
-		found = strstr(klog, needle) != NULL;
-	}
-	free(klog);
-	return found;
 }
 
 /* The same policy in writes of 1, 7, 4096, 16384, 65536 bytes and in one. */
@@ -509,7 +485,7 @@ static enum wl_result policy_truncated_never_loads(void)
 		  "a policy cut inside its end line");
 	WL_EXPECT(truncated_never_loads(text, 4096, "the first page") == WL_PASS,
 		  "the first page of a policy");
-	WL_EXPECT(klog_has("watchpol: policy rejected: closed without an end line"),
+	WL_EXPECT(wl_klog_count("watchpol: policy rejected: closed without an end line") > 0,
 		  "the kernel log does not say why nothing was loaded");
 	return wp_restore_policy() ? WL_PASS : WL_FAIL;
 }
@@ -677,7 +653,7 @@ static enum wl_result policy_text_after_end_at_every_split(void)
 		  e ? strerror(e) : "success");
 	close(fd);
 	WL_EXPECT(policy_is(other_canon), "byte writes: the policy changed");
-	WL_EXPECT(klog_has("watchpol: policy rejected: line 3: statement after end"),
+	WL_EXPECT(wl_klog_count("watchpol: policy rejected: line 3: statement after end") > 0,
 		  "the kernel log does not say why");
 	return wp_restore_policy() ? WL_PASS : WL_FAIL;
 }
@@ -1003,7 +979,7 @@ static enum wl_result stale_text_is_refused(void)
 	WL_EXPECT(e == ESTALE, "closing a text begun before another load got %s, want ESTALE",
 		  e ? strerror(e) : "success");
 	WL_EXPECT(policy_is(strict_deny_canon), "a stale text replaced the newer policy");
-	WL_EXPECT(klog_has("watchpol: policy rejected: another policy was loaded after this text began"),
+	WL_EXPECT(wl_klog_count("watchpol: policy rejected: another policy was loaded after this text began") > 0,
 		  "the kernel log does not say why the stale text was refused");
 	WL_EXPECT(!(e = write_errno(early, "default none\nend\n", 17)), "write: %s", strerror(e));
 	e = close(early) ? errno : 0;
