@@ -10,9 +10,11 @@ the series adds and on watchpol, where a boot executed them
         draw N candidates at random (seed S), write each as a mutant patch
         of the catalogue's form in DIR; a candidate whose object does not
         compile is discarded and the next one drawn
-  mutants-gen.py summary --out DIR --results RES --seconds S
+  mutants-gen.py summary --out DIR --results RES --seconds S [--since RES2...]
         the generated mutation score of DIR's sample, from the verdicts
-        harness/mutants.sh wrote in RES, and its survivors
+        harness/mutants.sh wrote in RES, and its survivors; with --since,
+        also the score with the tests written since, from the kills of
+        later judgements of the same draws (RES2's verdicts/gNNN-*.json)
   mutants-gen.py equivalence PATCH...
         the line that names each mutant in testcases/mutants-equivalent
 
@@ -826,7 +828,21 @@ def mutant_text(c, tree, seed, k, total, scope="", equivalents=None):
             f"\n{diff}")
 
 
-def summary(out, results, seconds, equivalents=None):
+def later_kills(dirs):
+    """{draw: verdict} of the kills that later judgements of a sample's draws
+    recorded: harness/mutants.sh's verdicts in each of @dirs, a copy of draw
+    gNNN (its patch at a later tree, narrowed to the test written for it)
+    named gNNN-*.  The first kill of a draw is kept."""
+    kills = {}
+    for d in dirs:
+        for p in sorted((Path(d) / "verdicts").glob("g[0-9][0-9][0-9]-*.json")):
+            v = json.loads(p.read_text())
+            if v.get("verdict") == "killed":
+                kills.setdefault(p.name[:4], v)
+    return kills
+
+
+def summary(out, results, seconds, equivalents=None, since=None):
     """The score of a judged sample: its mutants' verdicts (harness/mutants.sh's
     verdicts/NAME.json), the survivors with their site and operator.  A
     mutant is argued equivalent by its Equivalent: line or by an entry of
@@ -871,7 +887,21 @@ def summary(out, results, seconds, equivalents=None):
               (f", {seconds // n} s of this run's wall clock" if seconds else ""))
     print(f"generated mutation score: {len(killed)} of {len(scored)} killed "
           f"({len(equivalent)} equivalent)")
-    return 1 if other else 0
+    if since is None:
+        return 1 if other else 0
+    # A draw not killed at the sample's tree and not argued equivalent
+    # counts as killed since if a later judgement of it killed it.
+    later = later_kills(since)
+    since_killed = [(m, v) for m, v in verdicts if v["verdict"] != "killed"
+                    and not (v["equivalent"] and v["verdict"] == "survived")
+                    and m["name"][:4] in later]
+    for m, _ in since_killed:
+        killer = later[m["name"][:4]]["killers"][0]
+        print(f"KILLED SINCE {m['site']} {m['op']}: by {killer} ({m['name']})")
+    unscored = [(m, v) for m, v in other if (m, v) not in since_killed]
+    print(f"with the tests since: {len(killed) + len(since_killed)} of "
+          f"{len(scored) + len(other) - len(unscored)} killed ({len(equivalent)} equivalent)")
+    return 1 if unscored else 0
 
 
 def counts(cands):
@@ -892,6 +922,7 @@ def main(argv):
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--results")
     ap.add_argument("--seconds", type=int, default=0)
+    ap.add_argument("--since", action="append")
     a = ap.parse_args(argv[1:])
     if a.cmd == "equivalence":
         for patch in a.patches:
@@ -902,7 +933,7 @@ def main(argv):
     except ValueError as e:
         sys.exit(f"watchlab: mutants-gen: {e}")
     if a.cmd == "summary":
-        return summary(Path(a.out), Path(a.results), a.seconds, equivalents)
+        return summary(Path(a.out), Path(a.results), a.seconds, equivalents, a.since)
 
     cpath = coverage_path(a.coverage)
     cov = load_coverage(cpath)

@@ -450,6 +450,52 @@ class Equivalents(unittest.TestCase):
         self.assertIn("ARGUED EQUIVALENT, KILLED lsm/x.c:2 rel-boundary: < -> <= (g3)", text)
         self.assertIn("SURVIVED lsm/x.c:2 rel-boundary: < -> <= (g4)", text)
 
+    def test_summary_since_counts_later_kills_of_the_same_draw(self):
+        """A draw that survived, or was not judged, at the sample's tree
+        counts as killed since when a later judgement of a copy of it
+        (gNNN-*) killed it; a later survival, an argued equivalent and a
+        draw with no later kill change nothing, and a draw judged nowhere
+        still fails the summary."""
+        with tempfile.TemporaryDirectory() as tmp:
+            out, res, later = Path(tmp, "cat"), Path(tmp, "res"), Path(tmp, "later")
+            for d in (res / "verdicts", later / "verdicts", out):
+                d.mkdir(parents=True)
+            cases = {"g001-a": ("killed", None, None),
+                     "g002-b": ("survived", None, "killed"),
+                     "g003-c": (None, None, "killed"),
+                     "g004-d": ("survived", None, "survived"),
+                     "g005-e": ("survived", "argued", "killed"),
+                     "g006-f": (None, None, None)}
+            mutants = []
+            for name, (verdict, equiv, again) in cases.items():
+                (out / f"{name}.patch").write_text("Bug: b\n\n" + DIFF)
+                if verdict:
+                    (res / "verdicts" / f"{name}.json").write_text(gen.json.dumps(
+                        {"verdict": verdict, "equivalent": equiv, "build_s": 1, "boot_s": 2}))
+                if again:
+                    (later / "verdicts" / f"{name[:4]}-hand.json").write_text(gen.json.dumps(
+                        {"verdict": again, "killers": ["plain.suite_x.t"]}))
+                mutants.append({"name": name, "id": name, "op": "negate-cond",
+                                "site": "lsm/x.c:2", "what": "c -> !(c)"})
+            (out / "sample.json").write_text(gen.json.dumps(
+                {"seed": 1, "n": 6, "candidates": 9, "drawn": 6, "discarded": 0,
+                 "mutants": mutants}))
+            printed = io.StringIO()
+            with redirect_stdout(printed):
+                rc = gen.summary(out, res, 0, {}, [later])
+            text = printed.getvalue()
+            self.assertEqual(rc, 1)
+            self.assertIn("generated mutation score: 1 of 3 killed (1 equivalent)", text)
+            self.assertIn("KILLED SINCE lsm/x.c:2 negate-cond: by plain.suite_x.t (g002-b)", text)
+            self.assertIn("KILLED SINCE lsm/x.c:2 negate-cond: by plain.suite_x.t (g003-c)", text)
+            self.assertNotIn("(g004-d)\n", text.split("generated mutation score")[1])
+            self.assertNotIn("KILLED SINCE lsm/x.c:2 negate-cond: by plain.suite_x.t (g005-e)", text)
+            self.assertIn("with the tests since: 3 of 4 killed (1 equivalent)", text)
+            (res / "verdicts" / "g006-f.json").write_text(gen.json.dumps(
+                {"verdict": "killed", "equivalent": None, "build_s": 1, "boot_s": 2}))
+            with redirect_stdout(io.StringIO()):
+                self.assertEqual(gen.summary(out, res, 0, {}, [later]), 0)
+
 
 @unittest.skipUnless(shutil.which("spatch") and (BUILD / "kbuild-lab/security/watchpol/.hooks.o.cmd").is_file(),
                      "no lab kernel built (build/kbuild-lab) or no spatch")
