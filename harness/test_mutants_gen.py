@@ -383,6 +383,18 @@ DIFF = """--- a/lsm/x.c
 """
 
 
+def run_summary(out, res, mutants, equivalents, since=None):
+    """Write @out's sample.json for @mutants and run summary on it: its
+    return code and what it printed."""
+    (out / "sample.json").write_text(gen.json.dumps(
+        {"seed": 1, "n": len(mutants), "candidates": 9, "drawn": len(mutants),
+         "discarded": 0, "mutants": mutants}))
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        rc = gen.summary(out, res, 0, equivalents, since)
+    return rc, printed.getvalue()
+
+
 class Equivalents(unittest.TestCase):
     """testcases/mutants-equivalent: arguments that find their mutant by its
     diff, and a summary that counts them only while the mutant survives."""
@@ -437,13 +449,7 @@ class Equivalents(unittest.TestCase):
                     {"verdict": verdict, "equivalent": None, "build_s": 1, "boot_s": 2}))
                 mutants.append({"name": name, "id": name, "op": "rel-boundary",
                                 "site": "lsm/x.c:2", "what": "< -> <="})
-            (out / "sample.json").write_text(gen.json.dumps(
-                {"seed": 1, "n": 4, "candidates": 9, "drawn": 4, "discarded": 0,
-                 "mutants": mutants}))
-            printed = io.StringIO()
-            with redirect_stdout(printed):
-                rc = gen.summary(out, res, 0, {key: "argued"})
-        text = printed.getvalue()
+            rc, text = run_summary(out, res, mutants, {key: "argued"})
         self.assertEqual(rc, 0)
         self.assertIn("generated mutation score: 2 of 3 killed (1 equivalent)", text)
         self.assertIn("EQUIVALENT lsm/x.c:2 rel-boundary: < -> <= (g2): argued", text)
@@ -477,13 +483,7 @@ class Equivalents(unittest.TestCase):
                         {"verdict": again, "killers": ["plain.suite_x.t"]}))
                 mutants.append({"name": name, "id": name, "op": "negate-cond",
                                 "site": "lsm/x.c:2", "what": "c -> !(c)"})
-            (out / "sample.json").write_text(gen.json.dumps(
-                {"seed": 1, "n": 6, "candidates": 9, "drawn": 6, "discarded": 0,
-                 "mutants": mutants}))
-            printed = io.StringIO()
-            with redirect_stdout(printed):
-                rc = gen.summary(out, res, 0, {}, [later])
-            text = printed.getvalue()
+            rc, text = run_summary(out, res, mutants, {}, [later])
             self.assertEqual(rc, 1)
             self.assertIn("generated mutation score: 1 of 3 killed (1 equivalent)", text)
             self.assertIn("KILLED SINCE lsm/x.c:2 negate-cond: by plain.suite_x.t (g002-b)", text)
@@ -493,8 +493,7 @@ class Equivalents(unittest.TestCase):
             self.assertIn("with the tests since: 3 of 4 killed (1 equivalent)", text)
             (res / "verdicts" / "g006-f.json").write_text(gen.json.dumps(
                 {"verdict": "killed", "equivalent": None, "build_s": 1, "boot_s": 2}))
-            with redirect_stdout(io.StringIO()):
-                self.assertEqual(gen.summary(out, res, 0, {}, [later]), 0)
+            self.assertEqual(run_summary(out, res, mutants, {}, [later])[0], 0)
 
 
 @unittest.skipUnless(shutil.which("spatch") and (BUILD / "kbuild-lab/security/watchpol/.hooks.o.cmd").is_file(),
