@@ -141,10 +141,17 @@ def killed_by(killers):
     return "host only" if killers and all(map(host, killers)) else "semantic"
 
 
+def arg_value(value):
+    """An argument's value, or the text of FILE for @FILE: harness/mutants.sh
+    passes its lists of kills so, as they can outgrow one argument."""
+    return Path(value[1:]).read_text() if value.startswith("@") else value
+
+
 def record(path, pairs):
     verdict = {}
     for pair in pairs:
         name, _, value = pair.partition("=")
+        value = arg_value(value)
         if name in LISTS:
             verdict[name] = value.split("\n") if name == "killers" else value.split()
             verdict[name] = [v for v in verdict[name] if v]
@@ -305,7 +312,7 @@ def main():
         print("\n".join(sorted(noise)) if noise else "", end="\n" if noise else "")
         return 0
     if cmd == "verdict":
-        print(decide(*(a.strip() for a in args)))
+        print(decide(*(arg_value(a).strip() for a in args)))
         return 0
     if cmd == "report":
         return report(Path(args[0]), int(args[1]), args[2:])

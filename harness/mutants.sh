@@ -460,6 +460,13 @@ kills() {
 }
 
 # run_one SLOT MUTANT: apply, build, boot, judge, restore; write the verdict.
+# A list passed to mutants-report.py as @FILE: a mutant that fails every
+# check has more kills than one argument may hold (128 KiB).
+list_file() {
+	printf '%s\n' "$2" >"$1"
+	echo "@$1"
+}
+
 run_one() {
 	local s=$1 f=$2 n dir t0 t1 t2 verdict killers="" boots suites="" b scope detail="" unjudged
 	local unreproduced="" debug=""
@@ -519,7 +526,9 @@ run_one() {
 		t2=$(date +%s)
 		unjudged=$(unjudged_boots "$res" | tr '\n' ' ')
 		unreproduced=$(cat "$res"/*.unreproduced 2>/dev/null | sort -u || true)
-		verdict=$("$top/harness/mutants-report.py" verdict "$unjudged" "$killers" "$unreproduced")
+		verdict=$("$top/harness/mutants-report.py" verdict "$unjudged" \
+			"$(list_file "$res/verdict-killers" "$killers")" \
+			"$(list_file "$res/verdict-unreproduced" "$unreproduced")")
 		if [ "$debug" = stillborn ] && [ "$verdict" = survived ]; then
 			verdict=stillborn
 			detail="the mutant debug kernel does not build: $(grep -m1 -E 'error' "$res/build.log" || tail -1 "$res/build.log")"
@@ -537,7 +546,9 @@ run_one() {
 		mutant="$n" key="$key$judge_key-$(sha256sum "$f" | cut -c1-16)" \
 		bug="$(header "$f" Bug)" layer="$(header "$f" Layer)" threat="$(header "$f" Threat)" \
 		equivalent="$(header "$f" Equivalent)" verdict="$verdict" scope="$scope" \
-		boots="$boots" suites="$suites" killers="$killers" unreproduced="$unreproduced" detail="$detail" \
+		boots="$boots" suites="$suites" detail="$detail" \
+		killers="$(list_file "$res/verdict-killers" "$killers")" \
+		unreproduced="$(list_file "$res/verdict-unreproduced" "$unreproduced")" \
 		build_s=$((t1 - t0)) boot_s=$((t2 - t1)) baseline_runs="$baseline_runs" reproduce="$reproduce"
 	echo "$verdict"
 }

@@ -47,6 +47,23 @@ class Judge(unittest.TestCase):
         p.write_text("".join(f"{line}\n" for line in lines))
         return str(p)
 
+    def test_kills_longer_than_one_argument_pass_as_a_file(self):
+        """A mutant that fails every check of a boot has more kills than
+        one argument may hold (128 KiB; seed 3's g091 stopped mutants.sh
+        with E2BIG): verdict and record take the list as @FILE."""
+        kills = [f"plain.suite_scenarios@watcher.row-{i:05d}[fput-on]" for i in range(4000)]
+        self.assertGreater(len("\n".join(kills)), 128 * 1024)
+        killers = self.checks("killers", kills)
+        none = self.checks("unreproduced", [])
+        rc, out = cli("verdict", "", f"@{killers}", f"@{none}")
+        self.assertEqual((rc, out.strip()), (0, "killed"))
+        v = self.tmp / "v.json"
+        rc, _ = cli("record", str(v), "mutant=x", f"killers=@{killers}",
+                    f"unreproduced=@{none}", "build_s=1")
+        self.assertEqual(rc, 0)
+        doc = json.loads(v.read_text())
+        self.assertEqual((doc["killers"], doc["unreproduced"]), (kills, []))
+
     def test_check_that_flips_between_baselines_cannot_kill(self):
         """The old judge (comm -23 RUN BASE, one baseline) counted the race
         the first baseline run happened to pass as a kill."""
