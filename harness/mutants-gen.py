@@ -898,7 +898,7 @@ def summary(out, results, seconds, equivalents=None, since=None):
     for m, _ in since_killed:
         killer = later[m["name"][:4]]["killers"][0]
         print(f"KILLED SINCE {m['site']} {m['op']}: by {killer} ({m['name']})")
-    unscored = [(m, v) for m, v in other if (m, v) not in since_killed]
+    unscored = [m for m, _ in other if m["name"][:4] not in later]
     print(f"with the tests since: {len(killed) + len(since_killed)} of "
           f"{len(scored) + len(other) - len(unscored)} killed ({len(equivalent)} equivalent)")
     return 1 if unscored else 0

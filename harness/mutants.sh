@@ -459,7 +459,6 @@ kills() {
 	echo "$again"
 }
 
-# run_one SLOT MUTANT: apply, build, boot, judge, restore; write the verdict.
 # A list passed to mutants-report.py as @FILE: a mutant that fails every
 # check has more kills than one argument may hold (128 KiB).
 list_file() {
@@ -467,6 +466,7 @@ list_file() {
 	echo "@$1"
 }
 
+# run_one SLOT MUTANT: apply, build, boot, judge, restore; write the verdict.
 run_one() {
 	local s=$1 f=$2 n dir t0 t1 t2 verdict killers="" boots suites="" b scope detail="" unjudged
 	local unreproduced="" debug=""
